@@ -1,0 +1,77 @@
+/*
+ * The .mmp container: a fixed-size header, then the range-coded payload.
+ * docs/format.md describes every byte. The header is validated completely
+ * before anything is allocated for decoding.
+ */
+#ifndef MMP_COMMON_CONTAINER_H
+#define MMP_COMMON_CONTAINER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MMP_MAGIC "MMPi"
+#define MMP_FORMAT_VERSION 1
+/* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
+#define MMP_HEADER_SIZE 44
+/* Bytes of the header covered by the CRC (everything before the CRC field). */
+#define MMP_HEADER_CRC_OFFSET 40
+
+/* Decoder-side limits checked by mmp_header_parse. */
+#define MMP_MIN_DICT_CAP 64
+#define MMP_MAX_DICT_CAP 16384
+#define MMP_MAX_PAYLOAD ((uint64_t)1 << 32)
+/* Largest redund_q4 accepted: 2^30 in Q4 is a mean squared distance of 2^26
+ * (RMS 8192 grey levels), beyond any useful threshold even for 16-bit images,
+ * and the bound keeps the value well inside uint32_t arithmetic. */
+#define MMP_MAX_REDUND_Q4 ((uint32_t)1 << 30)
+
+typedef struct mmp_header {
+    uint32_t width, height;   /* 1..MMP_MAX_DIM, width*height <= MMP_MAX_PIXELS */
+    uint32_t maxval;          /* 1..65535 */
+    uint32_t planes;          /* 1 (grey) */
+    uint32_t log2_block;      /* 4: B = 16 */
+    uint32_t log2_pmin;       /* 2: smallest prediction block side 4 */
+    uint32_t dict_cap;        /* elements per scale, MMP_MIN_DICT_CAP..MMP_MAX_DICT_CAP */
+    uint32_t redund_q4;       /* redundancy threshold: mean squared distance per pixel, Q4 (1/16) */
+    uint32_t lambda_q8;       /* the encoder's lambda in 1/256 (informational) */
+    uint64_t payload_len;     /* bytes of range-coded payload after the header */
+    uint32_t payload_crc;     /* zlib crc32 of header bytes [0, 40) followed by the
+                                 whole payload: a bit flip anywhere in the file is
+                                 detected. See mmp_container_crc. */
+} mmp_header;
+
+/*
+ * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
+ * version written is always MMP_FORMAT_VERSION; planes, log2_block and
+ * log2_pmin are stored as single bytes. h->payload_crc is written as given:
+ * compute it with mmp_container_crc, or use mmp_container_build, which does
+ * both.
+ */
+void mmp_header_write(const mmp_header *h, uint8_t *out);
+
+/*
+ * The file's CRC: zlib crc32 over the first `hlen` header bytes (pass
+ * MMP_HEADER_CRC_OFFSET: the serialised header without its CRC field), then
+ * over payload[0, plen). payload may be NULL when plen == 0.
+ */
+uint32_t mmp_container_crc(const uint8_t *header_without_crc, size_t hlen,
+                           const uint8_t *payload, size_t plen);
+
+/*
+ * Build a whole .mmp file in memory: the header from *h with payload_len set
+ * to plen and the CRC computed (h's payload_len and payload_crc are ignored),
+ * followed by a copy of the payload. On success *out (free() it) holds
+ * *outlen = MMP_HEADER_SIZE + plen bytes. Returns 0, MMP_EINVAL (NULL
+ * pointer, or plen > MMP_MAX_PAYLOAD) or MMP_ENOMEM.
+ */
+int mmp_container_build(const mmp_header *h, const uint8_t *payload, size_t plen,
+                        uint8_t **out, size_t *outlen);
+
+/*
+ * Parse and validate a whole file in memory: magic, version, every field's
+ * range, payload length against `len`, and the CRC. Returns 0 and fills *h,
+ * or a negative MMP_E* code with a one-line reason in errbuf.
+ */
+int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf, size_t errlen);
+
+#endif

@@ -1,0 +1,18 @@
+/* Error code descriptions shared by the library and the tools. */
+#include "common/error.h"
+
+const char *mmp_strerror(int err)
+{
+    switch (err) {
+    case MMP_OK:           return "success";
+    case MMP_EINVAL:       return "invalid argument or setting";
+    case MMP_ENOMEM:       return "out of memory";
+    case MMP_EIO:          return "input/output error";
+    case MMP_EFORMAT:      return "invalid input image file";
+    case MMP_EBITSTREAM:   return "corrupt or truncated MMP data";
+    case MMP_EUNSUPPORTED: return "unsupported format version or feature";
+    case MMP_ELIMIT:       return "exceeds a documented limit";
+    case MMP_EENGINE:      return "search engine unavailable or failed";
+    default:               return "unknown error";
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * The multiscale dictionary: one list of integer patterns per scale.
+ *
+ * Normative (docs/format.md): the initial contents, the rescaling of a new
+ * pattern to every scale, the redundancy test and the insertion order. The
+ * encoder and the decoder apply exactly the same updates in the same order.
+ */
+#ifndef MMP_DICT_DICT_H
+#define MMP_DICT_DICT_H
+
+#include <stdint.h>
+#include "common/scales.h"
+
+typedef struct mmp_dict {
+    int cap;                     /* capacity per scale */
+    uint32_t redund_q4;          /* redundancy threshold, mean squared distance per pixel in 1/16 */
+    int n[MMP_NSCALES];          /* elements at each scale */
+    int32_t *data[MMP_NSCALES];  /* cap * area samples per scale, element k at k*area */
+    /* Search aids, not normative: element sums sorted ascending, with their ids. */
+    int32_t *sorted_sum[MMP_NSCALES];
+    int32_t *sorted_id[MMP_NSCALES];
+} mmp_dict;
+
+static inline int mmp_scale_area(int s) { return 1 << (s / MMP_NLOG + s % MMP_NLOG); }
+static inline const int32_t *mmp_dict_elem(const mmp_dict *d, int s, int k)
+{
+    return d->data[s] + (long)k * mmp_scale_area(s);
+}
+
+/* Number of initial (constant) elements per scale for a given maxval. */
+int mmp_dict_initial_count(int maxval);
+
+/* Allocate and fill with the initial elements. Returns 0 or a negative MMP_E* code. */
+int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4);
+void mmp_dict_free(mmp_dict *d);
+
+/* Separable integer resampling of a sh x sw block to dh x dw (powers of two). */
+void mmp_rescale(const int32_t *src, int sh, int sw, int32_t *dst, int dh, int dw);
+
+/*
+ * Insert `pat` (area of scale s) unless the scale is full or the pattern is
+ * redundant. Returns 1 when inserted, 0 otherwise.
+ */
+int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat);
+
+/* Rescale a new 2^a x 2^b pattern to every scale (in scale order) and insert it. */
+void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b);
+
+/* The redundancy threshold this encoder uses for a lambda (in 1/256). */
+uint32_t mmp_redund_for_lambda(uint32_t lambda_q8);
+
+#endif

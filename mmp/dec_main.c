@@ -1,0 +1,125 @@
+/* mmp-dec: decode an .mmp file to a PGM image. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/container.h"
+#include "mmp/cli.h"
+#include "mmp/mmp.h"
+
+static const char *prog = "mmp-dec";
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT.pgm]\n"
+               "Decode an MMP file to PGM. Without -o the output is IN with .pgm in place of\n"
+               ".mmp ('-' as IN reads stdin and then writes stdout).\n"
+               "\n"
+               "  -o, --output FILE    output PGM ('-' for stdout)\n"
+               "      --stats          print one line: bytes, seconds, size\n"
+               "  -v, --verbose        more detail on stderr\n"
+               "  -q, --quiet          nothing but errors\n"
+               "  -h, --help           this help\n"
+               "      --version        version\n");
+}
+
+static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_STATS = 256, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"stats", no_argument, 0, OPT_STATS},
+        {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, OPT_VERSION},
+        {0, 0, 0, 0}};
+    const char *out_path = NULL;
+    int verbose = 0, want_stats = 0, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out_path = optarg;
+            break;
+        case OPT_STATS:
+            want_stats = 1;
+            break;
+        case 'v':
+            verbose = 1;
+            break;
+        case 'q':
+            verbose = 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("mmp-dec %s\n", MMP_VERSION_STRING);
+            return 0;
+        case ':':
+            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        default:
+            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        mmp_cli_error(prog, "expected one input file (see --help)");
+        return MMP_EXIT_USAGE;
+    }
+    const char *in_path = argv[optind];
+    char *derived = NULL;
+    if (!out_path) {
+        if (strcmp(in_path, "-") == 0) {
+            out_path = "-";
+        } else {
+            size_t n = strlen(in_path);
+            derived = malloc(n + 5);
+            if (!derived)
+                return MMP_EXIT_FAILURE;
+            strcpy(derived, in_path);
+            if (n > 4 && strcmp(derived + n - 4, ".mmp") == 0)
+                derived[n - 4] = 0;
+            strcat(derived, ".pgm");
+            out_path = derived;
+        }
+    }
+    char err[512];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    double t0 = now_seconds();
+    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_PAYLOAD + MMP_HEADER_SIZE, &buf, &len, err,
+                              sizeof(err));
+    mmp_image img = {0};
+    if (!e)
+        e = mmp_decode(buf, len, &img, err, sizeof(err));
+    double secs = now_seconds() - t0;
+    if (!e)
+        e = mmp_cli_write_atomic(out_path, write_pgm, &img, err, sizeof(err));
+    if (e) {
+        mmp_cli_error(prog, "%s: %s", in_path, err);
+    } else {
+        if (verbose)
+            fprintf(stderr, "%s: %dx%d maxval %d, %zu bytes, %.3f s\n", prog, img.width,
+                    img.height, img.maxval, len, secs);
+        if (want_stats) {
+            FILE *sf = strcmp(out_path, "-") == 0 ? stderr : stdout;
+            fprintf(sf, "bytes=%zu seconds=%.3f width=%d height=%d\n", len, secs, img.width,
+                    img.height);
+        }
+    }
+    free(buf);
+    free(derived);
+    mmp_image_free(&img);
+    return e ? MMP_EXIT_FAILURE : 0;
+}

@@ -1,0 +1,187 @@
+/* mmp-enc: encode a PGM image to an .mmp file. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/metrics.h"
+#include "mmp/cli.h"
+#include "mmp/engine.h"
+#include "mmp/mmp.h"
+
+static const char *prog = "mmp-enc";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mmp-enc [options] IN.pgm OUT.mmp\n"
+            "Encode a grey PGM image (8 or 16 bits) with MMP. '-' is stdin or stdout.\n"
+            "\n"
+            "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
+            "                       higher means fewer bits and lower quality\n"
+            "  -e, --engine NAME    search engine: %s (default seq)\n"
+            "  -t, --threads N      engine threads, 0 = all cores (default 0)\n"
+            "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
+            "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
+            "      --stats          print one line: bytes, bpp, PSNR, seconds\n"
+            "  -v, --verbose        more detail on stderr\n"
+            "  -q, --quiet          no progress bar\n"
+            "  -h, --help           this help\n"
+            "      --version        version\n",
+            mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct blob {
+    const uint8_t *data;
+    size_t len;
+} blob;
+
+static int write_blob(void *opaque, void *file)
+{
+    blob *b = opaque;
+    return fwrite(b->data, 1, b->len, file) == b->len ? 0 : MMP_EIO;
+}
+
+static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
+
+int main(int argc, char **argv)
+{
+    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION };
+    static const struct option longopts[] = {
+        {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
+        {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
+        {"recon", required_argument, 0, OPT_RECON}, {"stats", no_argument, 0, OPT_STATS},
+        {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
+        {0, 0, 0, 0}};
+    mmp_settings st;
+    mmp_default_settings(&st);
+    const char *recon_path = NULL;
+    int want_stats = 0, quiet = 0;
+    long v;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":l:e:t:d:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': {
+            char *end;
+            errno = 0;
+            double l = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(l >= 0 && l <= 1e6)) {
+                mmp_cli_error(prog, "invalid lambda '%s' (a number from 0 to 1000000)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            st.lambda = l;
+            break;
+        }
+        case 'e':
+            if (!mmp_engine_find(optarg)) {
+                mmp_cli_error(prog, "unknown engine '%s' (known: %s)", optarg, mmp_engine_names());
+                return MMP_EXIT_USAGE;
+            }
+            st.engine = optarg;
+            break;
+        case 't':
+            if (parse_long(optarg, 0, 4096, &v)) {
+                mmp_cli_error(prog, "invalid thread count '%s' (0 to 4096)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            st.threads = (int)v;
+            break;
+        case 'd':
+            if (parse_long(optarg, 64, 16384, &v)) {
+                mmp_cli_error(prog, "invalid dictionary size '%s' (64 to 16384)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            st.dict_cap = (int)v;
+            break;
+        case OPT_RECON:
+            recon_path = optarg;
+            break;
+        case OPT_STATS:
+            want_stats = 1;
+            break;
+        case 'v':
+            st.verbose = 1;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("mmp-enc %s\n", MMP_VERSION_STRING);
+            return 0;
+        case ':':
+            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        default:
+            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        mmp_cli_error(prog, "expected IN.pgm and OUT.mmp (see --help)");
+        return MMP_EXIT_USAGE;
+    }
+    const char *in_path = argv[optind], *out_path = argv[optind + 1];
+    if (!quiet) {
+        st.progress = mmp_cli_progress;
+        st.progress_opaque = NULL;
+    }
+
+    char err[512];
+    mmp_image img = {0}, rec = {0};
+    int e = mmp_pgm_read_path(in_path, &img, err, sizeof(err));
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+        return MMP_EXIT_FAILURE;
+    }
+    uint8_t *out = NULL;
+    size_t outlen = 0;
+    mmp_enc_stats stats;
+    e = mmp_encode(&st, &img, &out, &outlen, &rec, &stats, err, sizeof(err));
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+        mmp_image_free(&img);
+        return MMP_EXIT_FAILURE;
+    }
+    blob b = {out, outlen};
+    e = mmp_cli_write_atomic(out_path, write_blob, &b, err, sizeof(err));
+    if (!e && recon_path)
+        e = mmp_cli_write_atomic(recon_path, write_pgm, &rec, err, sizeof(err));
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+    } else {
+        double bpp = 8.0 * outlen / ((double)img.width * img.height);
+        double psnr = mmp_psnr(&img, &rec);
+        if (st.verbose)
+            fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB, "
+                            "%.3f s, %llu dictionary elements\n",
+                    prog, img.width, img.height, img.maxval, st.lambda, outlen, bpp, psnr,
+                    stats.seconds, (unsigned long long)stats.dict_elements);
+        if (want_stats) {
+            FILE *sf = strcmp(out_path, "-") == 0 ? stderr : stdout;
+            fprintf(sf, "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g\n",
+                    outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda);
+        }
+    }
+    free(out);
+    mmp_image_free(&img);
+    mmp_image_free(&rec);
+    return e ? MMP_EXIT_FAILURE : 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * The search engine interface: the hot part of the Lagrangian search.
+ *
+ * For a prediction leaf candidate of 2^lh x 2^lw pixels and each of its
+ * prediction modes, an engine finds, for every node of the residual tree
+ * (every dyadic sub-block 2^a x 2^b at every position), the dictionary
+ * element of that scale with the lowest cost
+ *
+ *     J = (D << 16) + lambda_q8 * idx_cost[e]
+ *
+ * where D = sum over real pixels of (orig - clip(pred + e, 0, maxval))^2 and
+ * ties go to the lowest index e. Everything else (tree decisions, entropy
+ * coding, dictionary updates) is common code, so every engine that meets this
+ * contract produces the same bytes.
+ */
+#ifndef MMP_MMP_ENGINE_H
+#define MMP_MMP_ENGINE_H
+
+#include <stdint.h>
+
+#include "common/scales.h"
+#include "dict/dict.h"
+
+typedef struct mmp_match {
+    int64_t j;    /* best cost (D << 16) + lambda_q8 * idx_cost */
+    int32_t idx;  /* its dictionary index */
+    int32_t pad;
+} mmp_match;
+
+/* What is frozen while one B x B block is searched. */
+typedef struct mmp_search_tables {
+    const mmp_dict *dict;
+    const uint32_t *idx_cost[MMP_NSCALES]; /* Q8 bits of each index, dict->n[s] entries */
+    int64_t lambda_q8;
+    int maxval;
+    int block_index;                       /* raster index of the block */
+} mmp_search_tables;
+
+typedef struct mmp_engine_config {
+    int threads;   /* 0: all the cores the process may use */
+    int verbose;
+} mmp_engine_config;
+
+typedef struct mmp_engine_ops {
+    const char *name;
+    /* Returns 0 or a negative MMP_E* code; *state is the engine's to free. */
+    int (*create)(void **state, const mmp_engine_config *cfg);
+    void (*destroy)(void *state);
+    /* Called once per block before any match(): the tables stay frozen until
+     * the next call (engines may cache or upload the dictionary here). */
+    int (*begin_block)(void *state, const mmp_search_tables *t);
+    /*
+     * orig: the 2^lh x 2^lw original samples (row-major); pred: nmodes
+     * predictions of the same size, one after another; real: 1 per real
+     * pixel, or NULL when all are real. out: nmodes * mmp_match_count(lh, lw)
+     * results, for each mode the nodes in the order of mmp_match_offset.
+     */
+    int (*match)(void *state, const mmp_search_tables *t, const int32_t *orig,
+                 const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                 mmp_match *out);
+} mmp_engine_ops;
+
+/* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */
+static inline int mmp_match_count(int lh, int lw)
+{
+    return ((2 << lh) - 1) * ((2 << lw) - 1);
+}
+
+/* Index of the first node of sub-scale (a, b); node (i, j) of that scale
+ * (row i of 2^(lh-a), column j of 2^(lw-b)) follows at + i * 2^(lw-b) + j.
+ * Scales are ordered by a, then b. */
+static inline int mmp_match_offset(int lh, int lw, int a, int b)
+{
+    /* sum over a' < a of 2^(lh-a') * (2^(lw+1)-1), then b' < b of 2^(lh-a) 2^(lw-b') */
+    int rows_before = (2 << lh) - (2 << (lh - a));          /* sum_{a'<a} 2^(lh-a') */
+    int cols_all = (2 << lw) - 1;
+    int cols_before = (2 << lw) - (2 << (lw - b));
+    return rows_before * cols_all + (1 << (lh - a)) * cols_before;
+}
+
+/* The engines built into this binary; NULL when `name` is unknown. */
+const mmp_engine_ops *mmp_engine_find(const char *name);
+/* Comma-separated list of the engine names, for help texts. */
+const char *mmp_engine_names(void);
+
+extern const mmp_engine_ops mmp_engine_seq;
+
+#endif

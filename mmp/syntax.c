@@ -1,0 +1,192 @@
+/* The block syntax shared by the encoder and the decoder (docs/format.md). */
+#include "mmp/syntax.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
+                   uint32_t redund_q4)
+{
+    memset(c, 0, sizeof(*c));
+    int pw = (width + MMP_B - 1) / MMP_B * MMP_B, ph = (height + MMP_B - 1) / MMP_B * MMP_B;
+    c->width = width;
+    c->height = height;
+    c->maxval = maxval;
+    int err = mmp_dict_init(&c->dict, dict_cap, maxval, redund_q4);
+    if (err)
+        return err;
+    c->plane.width = pw;
+    c->plane.height = ph;
+    c->plane.maxval = maxval;
+    c->plane.pix = calloc((size_t)pw * ph, sizeof(int32_t));
+    c->plane.avail = calloc((size_t)pw * ph, 1);
+    c->upd = malloc((size_t)MMP_MAX_UPDATES * MMP_B * MMP_B * sizeof(int32_t));
+    if (!c->plane.pix || !c->plane.avail || !c->upd) {
+        mmp_codec_free(c);
+        return MMP_ENOMEM;
+    }
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
+            int ps = mmp_pscale(a, b);
+            mmp_model_init(&c->models.pflag[ps], mmp_flag_nsyms(a - MMP_LOG2_PMIN, b - MMP_LOG2_PMIN, 0));
+            mmp_model_init(&c->models.mode[ps], MMP_NUM_MODES);
+        }
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        int a = s / MMP_NLOG, b = s % MMP_NLOG;
+        mmp_model_init(&c->models.rflag[s], mmp_flag_nsyms(a, b, 0));
+        if (mmp_imodel_init(&c->models.idx[s], dict_cap, c->dict.n[s])) {
+            mmp_codec_free(c);
+            return MMP_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void mmp_codec_free(mmp_codec *c)
+{
+    mmp_dict_free(&c->dict);
+    for (int s = 0; s < MMP_NSCALES; s++)
+        mmp_imodel_free(&c->models.idx[s]);
+    free(c->plane.pix);
+    free(c->plane.avail);
+    free(c->upd);
+    memset(c, 0, sizeof(*c));
+}
+
+/* One symbol of a small model: from the token list or from the decoder. */
+static int sym(mmp_symbols *io, mmp_model *m, int *err)
+{
+    if (m->nsyms == 1) {
+        if (io->encoding)
+            io->pos++;
+        return 0;
+    }
+    if (!io->encoding)
+        return mmp_model_decode(io->dec, m);
+    if (io->pos >= io->ntok || io->tok[io->pos] < 0 || io->tok[io->pos] >= m->nsyms) {
+        *err = MMP_EINVAL;
+        return 0;
+    }
+    int v = io->tok[io->pos++];
+    mmp_model_encode(io->enc, m, v);
+    return v;
+}
+
+static int isym(mmp_symbols *io, mmp_imodel *m, int *err)
+{
+    if (!io->encoding)
+        return mmp_imodel_decode(io->dec, m);
+    if (io->pos >= io->ntok || io->tok[io->pos] < 0 || io->tok[io->pos] >= m->n) {
+        *err = MMP_EINVAL;
+        return 0;
+    }
+    int v = io->tok[io->pos++];
+    mmp_imodel_encode(io->enc, m, v);
+    return v;
+}
+
+/* Canonical flag of a coded flag symbol. */
+static int flag_of_symbol(int v, int split_h_allowed)
+{
+    if (v == 0)
+        return MMP_FLAG_LEAF;
+    if (v == 1 && split_h_allowed)
+        return MMP_FLAG_SPLIT_H;
+    return MMP_FLAG_SPLIT_V;
+}
+
+/*
+ * Residual node 2^a x 2^b at (ry, rx) of a pattern of row stride `stride`:
+ * fills the pattern and queues the concatenation of split nodes, children
+ * first (post-order).
+ */
+static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *pat, int stride, int ry, int rx,
+                          int a, int b, int *err)
+{
+    int s = mmp_scale(a, b);
+    int v = sym(io, &c->models.rflag[s], err);
+    if (*err)
+        return;
+    int flag = flag_of_symbol(v, a > 0);
+    if (flag == MMP_FLAG_LEAF) {
+        int k = isym(io, &c->models.idx[s], err);
+        if (*err)
+            return;
+        const int32_t *e = mmp_dict_elem(&c->dict, s, k);
+        for (int y = 0; y < (1 << a); y++)
+            memcpy(pat + (ry + y) * stride + rx, e + (y << b), sizeof(int32_t) << b);
+        return;
+    }
+    if (flag == MMP_FLAG_SPLIT_H) {
+        code_residual(c, io, pat, stride, ry, rx, a - 1, b, err);
+        code_residual(c, io, pat, stride, ry + (1 << (a - 1)), rx, a - 1, b, err);
+    } else {
+        code_residual(c, io, pat, stride, ry, rx, a, b - 1, err);
+        code_residual(c, io, pat, stride, ry, rx + (1 << (b - 1)), a, b - 1, err);
+    }
+    if (*err || c->nupd >= MMP_MAX_UPDATES)
+        return;
+    int32_t *u = c->upd + (long)c->nupd * MMP_B * MMP_B;
+    for (int y = 0; y < (1 << a); y++)
+        memcpy(u + (y << b), pat + (ry + y) * stride + rx, sizeof(int32_t) << b);
+    c->upd_a[c->nupd] = (uint8_t)a;
+    c->upd_b[c->nupd] = (uint8_t)b;
+    c->nupd++;
+}
+
+static void code_prediction(mmp_codec *c, mmp_symbols *io, int y0, int x0, int a, int b, int *err)
+{
+    int ps = mmp_pscale(a, b);
+    int v = sym(io, &c->models.pflag[ps], err);
+    if (*err)
+        return;
+    int flag = flag_of_symbol(v, a > MMP_LOG2_PMIN);
+    if (flag == MMP_FLAG_SPLIT_H) {
+        code_prediction(c, io, y0, x0, a - 1, b, err);
+        if (!*err)
+            code_prediction(c, io, y0 + (1 << (a - 1)), x0, a - 1, b, err);
+        return;
+    }
+    if (flag == MMP_FLAG_SPLIT_V) {
+        code_prediction(c, io, y0, x0, a, b - 1, err);
+        if (!*err)
+            code_prediction(c, io, y0, x0 + (1 << (b - 1)), a, b - 1, err);
+        return;
+    }
+    int mode = sym(io, &c->models.mode[ps], err);
+    if (*err)
+        return;
+    int h = 1 << a, w = 1 << b;
+    int32_t pred[MMP_B * MMP_B], pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
+    mmp_predict(&c->plane, mode, y0, x0, h, w, pred);
+    code_residual(c, io, pat, w, 0, 0, a, b, err);
+    if (*err)
+        return;
+    mmp_reconstruct(pred, pat, h * w, c->maxval, rec);
+    const int pw = c->plane.width;
+    for (int y = 0; y < h; y++) {
+        memcpy(c->plane.pix + (long)(y0 + y) * pw + x0, rec + y * w, sizeof(int32_t) * w);
+        memset(c->plane.avail + (long)(y0 + y) * pw + x0, 1, w);
+    }
+}
+
+int mmp_code_block(mmp_codec *c, mmp_symbols *io, int by, int bx)
+{
+    int err = 0;
+    c->nupd = 0;
+    code_prediction(c, io, by * MMP_B, bx * MMP_B, MMP_LOG2B, MMP_LOG2B, &err);
+    if (!err && io->encoding && io->pos != io->ntok)
+        err = MMP_EINVAL;
+    return err;
+}
+
+void mmp_apply_updates(mmp_codec *c)
+{
+    for (int i = 0; i < c->nupd; i++)
+        mmp_dict_update(&c->dict, c->upd + (long)i * MMP_B * MMP_B, c->upd_a[i], c->upd_b[i]);
+    c->nupd = 0;
+    for (int s = 0; s < MMP_NSCALES; s++)
+        mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
+}

@@ -1,0 +1,266 @@
+/*
+ * Intra prediction of rectangular blocks: V, H, DC, the six H.264 directional
+ * modes generalised to h x w blocks, and LSP (lsp.c).
+ *
+ * Normative (docs/prediction.md). All modes but LSP are integer-only.
+ *
+ * The reference samples are kept as one "edge" array E(i), i = -n..n
+ * (n = w + h): E(-1-i) = L[i], E(0) = C, E(1+j) = T[j], i.e. the substitution
+ * walk order. Every directional mode is then a lookup into the 2-tap and 3-tap
+ * filtered edges F2, F3, which are computed once per block and shared by all
+ * modes (mmp_predict_all calls this ~170 times per 16x16 block).
+ */
+#include "predict/predict.h"
+
+#include <assert.h>
+#include <stddef.h>
+
+#include "predict/lsp.h"
+
+/* Largest n = w + h. */
+#define REF_MAX (2 * MMP_PRED_MAX)
+/* Arrays indexed by i + EOFF for i = -(REF_MAX+1)..REF_MAX+1. */
+#define EOFF (REF_MAX + 1)
+#define EDGE_LEN (2 * EOFF + 1)
+
+typedef struct refs {
+    int n;
+    int32_t dc;
+    /* E(i) at e[EOFF+i], i = -n-1..n+1; E(+-(n+1)) repeat E(+-n), which is
+     * the "clamp the index to n-1" rule for T and L. */
+    int32_t e[EDGE_LEN];
+    /* F2(i) = (E(i) + E(i+1) + 1) >> 1,          i = -n..n-1 */
+    int32_t f2[EDGE_LEN];
+    /* F3(i) = (E(i-1) + 2 E(i) + E(i+1) + 2) >> 2, i = -n..n */
+    int32_t f3[EDGE_LEN];
+} refs;
+
+static int valid_shape(int h, int w)
+{
+    return (h == 4 || h == 8 || h == 16) && (w == 4 || w == 8 || w == 16);
+}
+
+/* Reference samples, substitution and DC (rule 1 and the DC rule). */
+static void build_refs(const mmp_plane *p, int y0, int x0, int h, int w, refs *r)
+{
+    const int n = w + h;
+    int32_t *E = r->e + EOFF;
+    uint8_t okbuf[EDGE_LEN];
+    uint8_t *ok = okbuf + EOFF;
+
+    r->n = n;
+    /* Left column, going down: L[i] = (y0+i, x0-1) = E(-1-i). */
+    {
+        const int x = x0 - 1;
+        const int xin = x >= 0 && x < p->width;
+        for (int i = 0; i < n; i++) {
+            const int y = y0 + i;
+            int good = 0;
+            if (xin && y >= 0 && y < p->height) {
+                const size_t o = (size_t)y * p->width + x;
+                good = p->avail[o] != 0;
+                if (good)
+                    E[-1 - i] = p->pix[o];
+            }
+            ok[-1 - i] = (uint8_t)good;
+        }
+    }
+    /* Corner and top row: C = (y0-1, x0-1) = E(0), T[j] = (y0-1, x0+j) = E(1+j). */
+    {
+        const int y = y0 - 1;
+        const int yin = y >= 0 && y < p->height;
+        for (int j = -1; j < n; j++) {
+            const int x = x0 + j;
+            int good = 0;
+            if (yin && x >= 0 && x < p->width) {
+                const size_t o = (size_t)y * p->width + x;
+                good = p->avail[o] != 0;
+                if (good)
+                    E[1 + j] = p->pix[o];
+            }
+            ok[1 + j] = (uint8_t)good;
+        }
+    }
+    /* Substitution walk L[n-1] .. L[0], C, T[0] .. T[n-1] = E(-n) .. E(n). */
+    int first = -n;
+    while (first <= n && !ok[first])
+        first++;
+    if (first > n) {
+        const int32_t mid = (int32_t)((p->maxval + 1) >> 1);
+        for (int i = -n; i <= n; i++)
+            E[i] = mid;
+    } else {
+        for (int i = -n; i < first; i++)
+            E[i] = E[first];
+        for (int i = first + 1; i <= n; i++)
+            if (!ok[i])
+                E[i] = E[i - 1];
+    }
+    E[-n - 1] = E[-n];
+    E[n + 1] = E[n];
+
+    /* DC = (sum T[0..w-1] + sum L[0..h-1] + (w+h)/2) / (w+h). */
+    int64_t sum = 0;
+    for (int j = 1; j <= w; j++)
+        sum += E[j];
+    for (int i = 1; i <= h; i++)
+        sum += E[-i];
+    r->dc = (int32_t)((sum + (w + h) / 2) / (w + h));
+}
+
+static void build_filters(refs *r)
+{
+    const int n = r->n;
+    const int32_t *E = r->e + EOFF;
+    int32_t *F2 = r->f2 + EOFF, *F3 = r->f3 + EOFF;
+    for (int i = -n; i < n; i++)
+        F2[i] = (E[i] + E[i + 1] + 1) >> 1;
+    for (int i = -n; i <= n; i++)
+        F3[i] = (E[i - 1] + 2 * E[i] + E[i + 1] + 2) >> 2;
+}
+
+static void pred_v(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *T = r->e + EOFF + 1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            out[y * w + x] = T[x];
+}
+
+static void pred_h(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *E = r->e + EOFF;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            out[y * w + x] = E[-1 - y];
+}
+
+static void pred_dc(const refs *r, int h, int w, int32_t *out)
+{
+    for (int i = 0; i < h * w; i++)
+        out[i] = r->dc;
+}
+
+/* DDL: (T[x+y] + 2T[x+y+1] + T[min(x+y+2, n-1)] + 2) >> 2 = F3(x+y+2). */
+static void pred_ddl(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            out[y * w + x] = F3[x + y + 2];
+}
+
+/* DDR: centred on T[x-y-1] (x > y), C (x == y), L[y-x-1] (x < y) = F3(x-y). */
+static void pred_ddr(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            out[y * w + x] = F3[x - y];
+}
+
+/* VR, z = 2x - y: even z >= 0: F2(z/2); odd z >= -1: F3((z+1)/2);
+ * z <= -2: F3(z+1). */
+static void pred_vr(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F2 = r->f2 + EOFF, *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const int z = 2 * x - y;
+            int32_t v;
+            if (z >= 0 && (z & 1) == 0)
+                v = F2[z / 2];
+            else if (z >= -1)
+                v = F3[(z + 1) / 2];
+            else
+                v = F3[z + 1];
+            out[y * w + x] = v;
+        }
+    }
+}
+
+/* HD, z = 2y - x: even z >= 0: F2(-1-z/2); odd z >= -1: F3(-(z+1)/2);
+ * z <= -2: F3(-z-1). The mirror image of VR (T and L swapped). */
+static void pred_hd(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F2 = r->f2 + EOFF, *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const int z = 2 * y - x;
+            int32_t v;
+            if (z >= 0 && (z & 1) == 0)
+                v = F2[-1 - z / 2];
+            else if (z >= -1)
+                v = F3[-((z + 1) / 2)];
+            else
+                v = F3[-z - 1];
+            out[y * w + x] = v;
+        }
+    }
+}
+
+/* VL, k = x + (y>>1): even y: F2(k+1); odd y: F3(k+2). */
+static void pred_vl(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F2 = r->f2 + EOFF, *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const int k = x + (y >> 1);
+            out[y * w + x] = (y & 1) ? F3[k + 2] : F2[k + 1];
+        }
+    }
+}
+
+/* HU, z = x + 2y: even z: F2(-2-z/2); odd z: F3(-2-(z-1)/2). */
+static void pred_hu(const refs *r, int h, int w, int32_t *out)
+{
+    const int32_t *F2 = r->f2 + EOFF, *F3 = r->f3 + EOFF;
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const int z = x + 2 * y;
+            out[y * w + x] = (z & 1) ? F3[-2 - (z - 1) / 2] : F2[-2 - z / 2];
+        }
+    }
+}
+
+/* Mode dispatch once the references (and, for directional modes, the
+ * filters) are built. An out-of-range mode gives DC rather than garbage. */
+static void predict_mode(const mmp_plane *p, const refs *r, int mode, int y0, int x0, int h, int w,
+                         int32_t *out)
+{
+    switch (mode) {
+    case MMP_PRED_V:   pred_v(r, h, w, out); break;
+    case MMP_PRED_H:   pred_h(r, h, w, out); break;
+    case MMP_PRED_DDL: pred_ddl(r, h, w, out); break;
+    case MMP_PRED_DDR: pred_ddr(r, h, w, out); break;
+    case MMP_PRED_VR:  pred_vr(r, h, w, out); break;
+    case MMP_PRED_HD:  pred_hd(r, h, w, out); break;
+    case MMP_PRED_VL:  pred_vl(r, h, w, out); break;
+    case MMP_PRED_HU:  pred_hu(r, h, w, out); break;
+    case MMP_PRED_LSP: (void)mmp_lsp_predict(p, y0, x0, h, w, r->dc, out); break;
+    case MMP_PRED_DC:
+    default:           pred_dc(r, h, w, out); break;
+    }
+}
+
+void mmp_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int32_t *out)
+{
+    refs r;
+    assert(valid_shape(h, w));
+    (void)valid_shape;
+    build_refs(p, y0, x0, h, w, &r);
+    if (mode >= MMP_PRED_DDL && mode <= MMP_PRED_HU)
+        build_filters(&r);
+    predict_mode(p, &r, mode, y0, x0, h, w, out);
+}
+
+void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out)
+{
+    refs r;
+    const int sz = h * w;
+    assert(valid_shape(h, w));
+    build_refs(p, y0, x0, h, w, &r);
+    build_filters(&r);
+    for (int mode = 0; mode < MMP_NUM_MODES; mode++)
+        predict_mode(p, &r, mode, y0, x0, h, w, out + (size_t)mode * sz);
+}

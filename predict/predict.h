@@ -1,0 +1,49 @@
+/*
+ * Intra prediction of rectangular blocks (h x w, each a power of two from 4 to
+ * 16) from the reconstructed causal neighbourhood: the nine H.264 intra modes
+ * generalised to rectangles, plus least-squares prediction (LSP).
+ *
+ * Normative: encoder and decoder call these same functions; docs/format.md
+ * gives the formulas. Only pixels with avail[] set are read; the rest are
+ * substituted by the rule in docs/format.md.
+ */
+#ifndef MMP_PREDICT_PREDICT_H
+#define MMP_PREDICT_PREDICT_H
+
+#include <stdint.h>
+
+enum {
+    MMP_PRED_V = 0,  /* vertical */
+    MMP_PRED_H,      /* horizontal */
+    MMP_PRED_DC,
+    MMP_PRED_DDL,    /* diagonal down-left */
+    MMP_PRED_DDR,    /* diagonal down-right */
+    MMP_PRED_VR,     /* vertical-right */
+    MMP_PRED_HD,     /* horizontal-down */
+    MMP_PRED_VL,     /* vertical-left */
+    MMP_PRED_HU,     /* horizontal-up */
+    MMP_PRED_LSP,    /* least-squares prediction */
+    MMP_NUM_MODES
+};
+
+/* Largest prediction block side. */
+#define MMP_PRED_MAX 16
+
+/*
+ * The reconstruction plane as the decoder has it at a given moment. The plane
+ * covers the padded image (width, height multiples of the block size).
+ */
+typedef struct mmp_plane {
+    int32_t *pix;    /* width*height samples, row-major */
+    uint8_t *avail;  /* width*height flags: 1 = already reconstructed */
+    int width, height;
+    int maxval;
+} mmp_plane;
+
+/* Predict block (y0, x0, h, w) with `mode` into out[h*w] (row-major). */
+void mmp_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int32_t *out);
+
+/* All MMP_NUM_MODES predictions: out + mode*h*w. Same results as mmp_predict. */
+void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out);
+
+#endif

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Install the Debian packages that building and testing mmp need.
+#   scripts/install-deps.sh              install (as root) or print the apt-get line
+#   scripts/install-deps.sh --if-missing do that only when a package is missing
+#   scripts/install-deps.sh --extra      also the other codecs and tools used by scripts/
+set -eu
+
+PKGS="gcc make libc6-dev libnetpbm-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
+EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples gnuplot python3 time"
+
+if_missing=0
+for arg in "$@"; do
+    case "$arg" in
+    --if-missing) if_missing=1 ;;
+    --extra) PKGS="$PKGS $EXTRA" ;;
+    *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+    esac
+done
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    [ "$if_missing" = 1 ] || echo "install-deps.sh: all packages are installed:$(echo " $PKGS")"
+    exit 0
+fi
+
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = 0 ]; then
+    echo "install-deps.sh: installing$missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >&2
+else
+    echo "install-deps.sh: missing Debian packages:$missing" >&2
+    echo "install-deps.sh: run as root:  apt-get update && $line" >&2
+    exit 1
+fi

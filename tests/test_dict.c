@@ -1,0 +1,247 @@
+/* The multiscale dictionary: rescaling, redundancy control, capacity, determinism. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dict/dict.h"
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+static void test_initial(void **st)
+{
+    (void)st;
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, 1024, 255, 16), 0);
+    int n0 = mmp_dict_initial_count(255);
+    assert_int_equal(n0, 63);
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        assert_int_equal(d.n[s], n0);
+        int area = mmp_scale_area(s);
+        const int32_t *z = mmp_dict_elem(&d, s, 0);
+        for (int i = 0; i < area; i++)
+            assert_int_equal(z[i], 0);
+        /* constant blocks 0, +8, -8, +16, ... */
+        assert_int_equal(mmp_dict_elem(&d, s, 1)[area - 1], 8);
+        assert_int_equal(mmp_dict_elem(&d, s, 2)[0], -8);
+        assert_int_equal(mmp_dict_elem(&d, s, 62)[0], -248);
+    }
+    mmp_dict_free(&d);
+    assert_int_equal(mmp_dict_initial_count(1), 3);
+    assert_int_equal(mmp_dict_initial_count(65535), 63);
+    /* a capacity below the initial contents is refused */
+    assert_int_not_equal(mmp_dict_init(&d, 32, 255, 16), 0);
+}
+
+static void test_rescale_constant_and_identity(void **st)
+{
+    (void)st;
+    int32_t src[256], dst[256];
+    for (int a = 0; a <= 4; a++)
+        for (int b = 0; b <= 4; b++)
+            for (int da = 0; da <= 4; da++)
+                for (int db = 0; db <= 4; db++) {
+                    for (int i = 0; i < (1 << (a + b)); i++)
+                        src[i] = -37;
+                    mmp_rescale(src, 1 << a, 1 << b, dst, 1 << da, 1 << db);
+                    for (int i = 0; i < (1 << (da + db)); i++)
+                        assert_int_equal(dst[i], -37);
+                }
+    for (int i = 0; i < 128; i++)
+        src[i] = (int32_t)(rnd() % 511) - 255;
+    mmp_rescale(src, 8, 16, dst, 8, 16);
+    assert_memory_equal(src, dst, 128 * sizeof(int32_t));
+}
+
+static void test_rescale_known_values(void **st)
+{
+    (void)st;
+    /* shrink 1x4 -> 1x2: averages, halves rounded up (towards +inf) */
+    int32_t s1[4] = {1, 2, -3, -4}, d1[2];
+    mmp_rescale(s1, 1, 4, d1, 1, 2);
+    assert_int_equal(d1[0], 2);  /* 1.5 -> 2 */
+    assert_int_equal(d1[1], -3); /* -3.5 -> -3 */
+    /* grow 1x2 -> 1x4: centres at -0.25, 0.25, 0.75, 1.25 of the source grid */
+    int32_t s2[2] = {0, 8}, d2[4];
+    mmp_rescale(s2, 1, 2, d2, 1, 4);
+    assert_int_equal(d2[0], 0);
+    assert_int_equal(d2[1], 2);
+    assert_int_equal(d2[2], 6);
+    assert_int_equal(d2[3], 8);
+    /* 2x1 -> 4x1 is the same along columns */
+    int32_t d3[4];
+    mmp_rescale(s2, 2, 1, d3, 4, 1);
+    assert_memory_equal(d2, d3, sizeof(d2));
+    /* 1x1 -> 16x16 replicates */
+    int32_t one = 77, big[256];
+    mmp_rescale(&one, 1, 1, big, 16, 16);
+    for (int i = 0; i < 256; i++)
+        assert_int_equal(big[i], 77);
+    /* 4x4 -> 1x1 is the rounded mean */
+    int32_t q[16];
+    for (int i = 0; i < 16; i++)
+        q[i] = i;
+    int32_t m;
+    mmp_rescale(q, 4, 4, &m, 1, 1);
+    assert_int_equal(m, 8); /* 7.5 -> 8 */
+}
+
+static void test_redundancy(void **st)
+{
+    (void)st;
+    mmp_dict d;
+    /* threshold: mean squared distance 2 per pixel (Q4: 32) */
+    assert_int_equal(mmp_dict_init(&d, 1024, 255, 32), 0);
+    int s = mmp_scale(2, 2); /* 4x4 */
+    int n0 = d.n[s];
+    int32_t p[16];
+    for (int i = 0; i < 16; i++)
+        p[i] = (i % 4) * 10 - 15;
+    assert_int_equal(mmp_dict_insert(&d, s, p), 1);
+    assert_int_equal(d.n[s], n0 + 1);
+    assert_memory_equal(mmp_dict_elem(&d, s, n0), p, sizeof(p));
+    /* the same pattern again is redundant */
+    assert_int_equal(mmp_dict_insert(&d, s, p), 0);
+    /* distance 16*1 = mean 1 per pixel: within the threshold */
+    for (int i = 0; i < 16; i++)
+        p[i] += 1;
+    assert_int_equal(mmp_dict_insert(&d, s, p), 0);
+    /* mean squared distance exactly 2 is still redundant (<=) */
+    int32_t q[16];
+    memcpy(q, mmp_dict_elem(&d, s, n0), sizeof(q));
+    for (int i = 0; i < 8; i++)
+        q[i] += 2; /* 8 * 4 = 32 = 2 * 16 */
+    assert_int_equal(mmp_dict_insert(&d, s, q), 0);
+    q[8] += 1; /* 33 > 32 */
+    assert_int_equal(mmp_dict_insert(&d, s, q), 1);
+    mmp_dict_free(&d);
+
+    /* threshold 0: only exact duplicates are redundant */
+    assert_int_equal(mmp_dict_init(&d, 1024, 255, 0), 0);
+    int32_t r[16] = {0};
+    r[3] = 1;
+    assert_int_equal(mmp_dict_insert(&d, s, r), 1);
+    assert_int_equal(mmp_dict_insert(&d, s, r), 0);
+    r[3] = 2;
+    assert_int_equal(mmp_dict_insert(&d, s, r), 1);
+    mmp_dict_free(&d);
+}
+
+/* The sorted index finds a redundant element whatever its position. */
+static void test_redundancy_matches_brute_force(void **st)
+{
+    (void)st;
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, 4096, 255, 40), 0);
+    int s = mmp_scale(1, 2); /* 2x4 */
+    for (int it = 0; it < 3000; it++) {
+        int32_t p[8];
+        for (int i = 0; i < 8; i++)
+            p[i] = (int32_t)(rnd() % 21) - 10;
+        int brute = 0;
+        for (int k = 0; k < d.n[s]; k++) {
+            const int32_t *e = mmp_dict_elem(&d, s, k);
+            int64_t ssd = 0;
+            for (int i = 0; i < 8; i++)
+                ssd += (int64_t)(p[i] - e[i]) * (p[i] - e[i]);
+            if (16 * ssd <= 40 * 8)
+                brute = 1;
+        }
+        int n = d.n[s];
+        int ins = mmp_dict_insert(&d, s, p);
+        assert_int_equal(ins, !brute);
+        assert_int_equal(d.n[s], n + ins);
+    }
+    /* the sorted sums are sorted and a permutation of the ids */
+    char seen[4096] = {0};
+    for (int k = 0; k < d.n[s]; k++) {
+        if (k)
+            assert_true(d.sorted_sum[s][k - 1] <= d.sorted_sum[s][k]);
+        seen[d.sorted_id[s][k]]++;
+    }
+    for (int k = 0; k < d.n[s]; k++)
+        assert_int_equal(seen[k], 1);
+    mmp_dict_free(&d);
+}
+
+static void test_capacity(void **st)
+{
+    (void)st;
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, 64, 255, 0), 0);
+    int s = mmp_scale(0, 0);
+    int inserted = 0;
+    for (int v = -255; v <= 255; v++) {
+        int32_t p = v;
+        inserted += mmp_dict_insert(&d, s, &p);
+    }
+    assert_int_equal(d.n[s], 64);
+    assert_int_equal(inserted, 64 - 63);
+    mmp_dict_free(&d);
+}
+
+/* Two dictionaries given the same updates hold the same elements. */
+static void test_same_updates_same_state(void **st)
+{
+    (void)st;
+    mmp_dict d1, d2;
+    assert_int_equal(mmp_dict_init(&d1, 300, 255, 24), 0);
+    assert_int_equal(mmp_dict_init(&d2, 300, 255, 24), 0);
+    for (int it = 0; it < 400; it++) {
+        int a = rnd() % 5, b = rnd() % 5;
+        int32_t p[256];
+        for (int i = 0; i < (1 << (a + b)); i++)
+            p[i] = (int32_t)(rnd() % 101) - 50;
+        mmp_dict_update(&d1, p, a, b);
+        mmp_dict_update(&d2, p, a, b);
+    }
+    int grew = 0;
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        assert_int_equal(d1.n[s], d2.n[s]);
+        assert_memory_equal(d1.data[s], d2.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
+        grew += d1.n[s] > 63;
+        assert_true(d1.n[s] <= 300);
+    }
+    assert_int_equal(grew, MMP_NSCALES);
+    mmp_dict_free(&d1);
+    mmp_dict_free(&d2);
+}
+
+static void test_redund_for_lambda(void **st)
+{
+    (void)st;
+    assert_int_equal(mmp_redund_for_lambda(0), 0);
+    /* monotone in lambda */
+    uint32_t prev = 0;
+    for (uint32_t l = 0; l < 1000 * 256; l += 997) {
+        uint32_t r = mmp_redund_for_lambda(l);
+        assert_true(r >= prev);
+        prev = r;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_initial),
+        cmocka_unit_test(test_rescale_constant_and_identity),
+        cmocka_unit_test(test_rescale_known_values),
+        cmocka_unit_test(test_redundancy),
+        cmocka_unit_test(test_redundancy_matches_brute_force),
+        cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_same_updates_same_state),
+        cmocka_unit_test(test_redund_for_lambda),
+    };
+    return cmocka_run_group_tests_name("dict", tests, NULL, NULL);
+}
