@@ -13,6 +13,8 @@
  *
  * We validate the header ourselves (dimensions, maxval, format type) before
  * allocating anything, so a tiny file announcing a huge image fails at once.
+ *
+ * Not thread-safe: libnetpbm's handlers and jump buffer are process-global.
  */
 #include "common/image.h"
 
@@ -136,7 +138,7 @@ static int guarded_readrows(FILE *f, int width, int height, gray maxval, int for
     return 0;
 }
 
-static int guarded_write(FILE *f, const mmp_image *img, gray *row)
+static int guarded_write_header(FILE *m, const mmp_image *img)
 {
     jmp_buf jb;
     jmp_buf *old;
@@ -147,15 +149,72 @@ static int guarded_write(FILE *f, const mmp_image *img, gray *row)
     }
     /* forceplain = 0: raw P5; libnetpbm writes 2-byte big-endian samples
      * when maxval > 255. */
-    pgm_writepgminit(f, img->width, img->height, (gray)img->maxval, 0);
-    for (int y = 0; y < img->height; y++) {
+    pgm_writepgminit(m, img->width, img->height, (gray)img->maxval, 0);
+    pm_setjmpbuf(old);
+    return 0;
+}
+
+static int guarded_write_row(FILE *m, const gray *row, int width, gray maxval)
+{
+    jmp_buf jb;
+    jmp_buf *old;
+    pm_setjmpbufsave(&jb, &old);
+    if (setjmp(jb)) {
+        pm_setjmpbuf(old);
+        return -1;
+    }
+    pgm_writepgmrow(m, row, width, maxval, 0);
+    pm_setjmpbuf(old);
+    return 0;
+}
+
+/* Move what libnetpbm wrote to the memory stream `m` into `f`, then rewind
+ * `m`. POSIX sets *msize to the current position at fflush, so after the
+ * rewind the next chunk starts again at the beginning of the buffer. */
+static int drain(FILE *m, char **mbuf, size_t *msize, FILE *f)
+{
+    if (fflush(m) != 0)
+        return MMP_ENOMEM;
+    if (*msize > 0 && fwrite(*mbuf, 1, *msize, f) != *msize)
+        return MMP_EIO;
+    if (fseeko(m, 0, SEEK_SET) != 0)
+        return MMP_ENOMEM;
+    return MMP_OK;
+}
+
+/*
+ * libnetpbm encodes into a memory stream, one row at a time, and we copy
+ * each chunk to `f` ourselves. libnetpbm's writers pm_error() on a failed
+ * fwrite, and a longjmp out of them leaks their row buffer; a memory stream
+ * cannot fail that way (except for lack of memory), and our own fwrite
+ * reports errors as codes.
+ */
+static int write_through_memstream(FILE *f, const mmp_image *img, gray *row)
+{
+    char *mbuf = NULL;
+    size_t msize = 0;
+    FILE *m = open_memstream(&mbuf, &msize);
+    if (!m)
+        return MMP_ENOMEM;
+    int rc = MMP_OK;
+    netpbm_enter();
+    if (guarded_write_header(m, img) != 0)
+        rc = MMP_ENOMEM;
+    else
+        rc = drain(m, &mbuf, &msize, f);
+    for (int y = 0; y < img->height && rc == MMP_OK; y++) {
         const uint16_t *src = img->pix + (size_t)y * (size_t)img->width;
         for (int x = 0; x < img->width; x++)
             row[x] = src[x];
-        pgm_writepgmrow(f, row, img->width, (gray)img->maxval, 0);
+        if (guarded_write_row(m, row, img->width, (gray)img->maxval) != 0)
+            rc = MMP_ENOMEM;
+        else
+            rc = drain(m, &mbuf, &msize, f);
     }
-    pm_setjmpbuf(old);
-    return 0;
+    netpbm_leave();
+    fclose(m);
+    free(mbuf);
+    return rc;
 }
 
 int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)
@@ -378,12 +437,10 @@ int mmp_pgm_write(FILE *f, const mmp_image *img)
     gray *row = malloc((size_t)img->width * sizeof *row);
     if (!row)
         return MMP_ENOMEM;
-    netpbm_enter();
-    int rc = guarded_write(f, img, row);
-    netpbm_leave();
+    int rc = write_through_memstream(f, img, row);
     free(row);
-    if (rc != 0)
-        return MMP_EIO;
+    if (rc != MMP_OK)
+        return rc;
     /* stdio buffers: a full disk often shows only at flush time. */
     if (fflush(f) != 0 || ferror(f))
         return MMP_EIO;

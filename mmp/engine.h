@@ -8,8 +8,10 @@
  *
  *     J = (D << 16) + lambda_q8 * idx_cost[e]
  *
- * where D = sum over real pixels of (orig - clip(pred + e, 0, maxval))^2 and
- * ties go to the lowest index e. Everything else (tree decisions, entropy
+ * where D = sum over real pixels of (orig - pred - e)^2, the squared error of
+ * the residual before the reconstruction is clipped, and ties go to the
+ * lowest index e. (The unclipped error keeps the cost a plain distance, so
+ * engines can prune with exact lower bounds.) Everything else (tree decisions, entropy
  * coding, dictionary updates) is common code, so every engine that meets this
  * contract produces the same bytes.
  */

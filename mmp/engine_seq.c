@@ -1,11 +1,18 @@
 /*
- * The sequential reference engine: every dictionary element of every scale
- * against every residual sub-block, for every mode. Other engines must give
- * exactly its results.
+ * The sequential reference engine.
  *
- * For one element of scale (a, b), the element is tiled over the whole leaf
- * and the squared errors of all pixels are computed in one vectorisable
- * pass; block sums then give the distortion at every position of the scale.
+ * For each residual sub-block it visits the dictionary elements of its scale
+ * in order of the distance between their sums and the sub-block's sum. Since
+ * ||r - e||^2 >= (sum r - sum e)^2 / n, the visit stops as soon as that bound
+ * plus the cheapest index cost exceeds the best cost found, and a tighter
+ * bound from the sums of the two halves skips most of the remaining
+ * candidates: the result is exactly the exhaustive argmin, lowest index on
+ * ties, at a fraction of the work. Sub-blocks that hang over the image edge
+ * are searched exhaustively over their real pixels.
+ *
+ * The dictionary is frozen during a block, so begin_block copies each scale
+ * into sum order once (only the scales that grew), which keeps the candidate
+ * loop in contiguous memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +20,35 @@
 #include "common/error.h"
 #include "mmp/engine.h"
 
+typedef struct sorted_scale {
+    int n, cap;          /* elements copied, allocated */
+    int32_t *data;       /* n * area samples in sum order */
+    int32_t *sum;        /* sums, ascending */
+    int32_t *half;       /* sums of the first half (row-major) of each element */
+    int32_t *id;         /* dictionary index of each */
+    int64_t *rate;       /* lambda_q8 * idx_cost[id] */
+} sorted_scale;
+
 typedef struct seq_state {
-    int unused;
+    sorted_scale sc[MMP_NSCALES];
+    int64_t min_rate[MMP_NSCALES];
+    int narrow;          /* samples small enough for 32-bit partial sums */
 } seq_state;
+
+static void seq_destroy(void *state)
+{
+    seq_state *s = state;
+    if (!s)
+        return;
+    for (int k = 0; k < MMP_NSCALES; k++) {
+        free(s->sc[k].data);
+        free(s->sc[k].sum);
+        free(s->sc[k].half);
+        free(s->sc[k].id);
+        free(s->sc[k].rate);
+    }
+    free(s);
+}
 
 static int seq_create(void **state, const mmp_engine_config *cfg)
 {
@@ -27,120 +60,217 @@ static int seq_create(void **state, const mmp_engine_config *cfg)
     return 0;
 }
 
-static void seq_destroy(void *state) { free(state); }
-
 static int seq_begin_block(void *state, const mmp_search_tables *t)
 {
-    (void)state;
-    (void)t;
+    seq_state *st = state;
+    const mmp_dict *d = t->dict;
+    /* |r - e| <= 2 maxval: sixteen squares fit in 32 bits up to 5792. */
+    st->narrow = t->maxval <= 5792;
+    for (int k = 0; k < MMP_NSCALES; k++) {
+        sorted_scale *ss = &st->sc[k];
+        const int area = mmp_scale_area(k), n = d->n[k];
+        if (ss->cap < d->cap) {
+            free(ss->data);
+            free(ss->sum);
+            free(ss->half);
+            free(ss->id);
+            free(ss->rate);
+            ss->data = malloc(sizeof(int32_t) * d->cap * area);
+            ss->sum = malloc(sizeof(int32_t) * d->cap);
+            ss->half = malloc(sizeof(int32_t) * d->cap);
+            ss->id = malloc(sizeof(int32_t) * d->cap);
+            ss->rate = malloc(sizeof(int64_t) * d->cap);
+            ss->n = 0;
+            if (!ss->data || !ss->sum || !ss->half || !ss->id || !ss->rate) {
+                ss->cap = 0;
+                return MMP_ENOMEM;
+            }
+            ss->cap = d->cap;
+        }
+        if (ss->n != n) {
+            for (int i = 0; i < n; i++) {
+                const int id = d->sorted_id[k][i];
+                const int32_t *e = mmp_dict_elem(d, k, id);
+                int32_t h = 0;
+                for (int p = 0; p < area / 2; p++)
+                    h += e[p];
+                memcpy(ss->data + (long)i * area, e, sizeof(int32_t) * area);
+                ss->sum[i] = d->sorted_sum[k][i];
+                ss->half[i] = h;
+                ss->id[i] = id;
+            }
+            ss->n = n;
+        }
+        int64_t m = INT64_MAX;
+        for (int i = 0; i < n; i++) {
+            ss->rate[i] = t->lambda_q8 * t->idx_cost[k][ss->id[i]];
+            m = ss->rate[i] < m ? ss->rate[i] : m;
+        }
+        st->min_rate[k] = m;
+    }
     return 0;
 }
 
-/* Squared errors of a leaf against an element tiled over it. */
+/* (||r - e||^2 << 16) + rate, or INT64_MAX once it must exceed limit. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void tiled_errors(const int32_t *orig, const int32_t *pred, const int32_t *tile,
-                         int hs, int h, int w, int32_t maxval, uint32_t *err)
+static int64_t cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t limit)
 {
-    for (int y = 0; y < h; y++) {
-        const int32_t *o = orig + y * w, *p = pred + y * w;
-        const int32_t *e = tile + (y & (hs - 1)) * w;
-        uint32_t *er = err + y * w;
-        for (int x = 0; x < w; x++) {
-            int32_t v = p[x] + e[x];
-            v = v < 0 ? 0 : v;
-            v = v > maxval ? maxval : v;
-            int32_t d = o[x] - v;
-            er[x] = (uint32_t)(d * d);
+    int64_t acc = 0;
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        int32_t part = 0;
+        for (int k = 0; k < 16; k++) {
+            int32_t d = r[i + k] - e[i + k];
+            part += d * d;
         }
+        acc += part;
+        if ((acc << 16) + rate > limit)
+            return INT64_MAX;
     }
+    for (; i < n; i++) {
+        int32_t d = r[i] - e[i];
+        acc += d * d;
+    }
+    return (acc << 16) + rate;
 }
 
-/* |d| <= maxval, so 32-bit products suffice for every maxval up to 65535:
- * d * d is computed in int32 only when it cannot overflow. */
-static void tiled_errors_wide(const int32_t *orig, const int32_t *pred, const int32_t *tile,
-                              int hs, int h, int w, int32_t maxval, uint32_t *err)
+static int64_t cost_wide(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t limit)
 {
-    for (int y = 0; y < h; y++) {
-        const int32_t *o = orig + y * w, *p = pred + y * w;
-        const int32_t *e = tile + (y & (hs - 1)) * w;
-        uint32_t *er = err + y * w;
-        for (int x = 0; x < w; x++) {
-            int32_t v = p[x] + e[x];
-            v = v < 0 ? 0 : v;
-            v = v > maxval ? maxval : v;
-            int64_t d = (int64_t)o[x] - v;
-            er[x] = (uint32_t)(d * d);
+    int64_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t d = (int64_t)r[i] - e[i];
+        acc += d * d;
+        if ((i & 15) == 15 && (acc << 16) + rate > limit)
+            return INT64_MAX;
+    }
+    return (acc << 16) + rate;
+}
+
+static void best_sorted(const seq_state *st, int s, int log2n, const int32_t *r, int64_t rsum,
+                        int64_t rhalf, mmp_match *out)
+{
+    const sorted_scale *ss = &st->sc[s];
+    const int N = ss->n, n = 1 << log2n;
+    const int64_t min_rate = st->min_rate[s], rhalf2 = rsum - rhalf;
+    int lo = 0, hi = N;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ss->sum[mid] < rsum)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int left = lo - 1, right = lo;
+    int64_t best = INT64_MAX;
+    int best_id = 0;
+    while (left >= 0 || right < N) {
+        int64_t dl = left >= 0 ? rsum - ss->sum[left] : INT64_MAX;
+        int64_t dr = right < N ? ss->sum[right] - rsum : INT64_MAX;
+        int k;
+        int64_t diff;
+        if (dr <= dl) {
+            k = right++;
+            diff = dr;
+        } else {
+            k = left--;
+            diff = dl;
+        }
+        /* The nearer side failing the bound means the farther one fails too. */
+        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
+            break;
+        const int64_t rate = ss->rate[k];
+        if (log2n > 0) {
+            int64_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
+            if ((((d1 * d1 + d2 * d2) >> (log2n - 1)) << 16) + rate > best)
+                continue;
+        } else if ((((diff * diff)) << 16) + rate > best) {
+            continue;
+        }
+        const int32_t *e = ss->data + ((long)k << log2n);
+        int64_t j = st->narrow ? cost_narrow(r, e, n, rate, best) : cost_wide(r, e, n, rate, best);
+        int id = ss->id[k];
+        if (j < best || (j == best && id < best_id)) {
+            best = j;
+            best_id = id;
         }
     }
+    out->j = best;
+    out->idx = best_id;
+    out->pad = 0;
+}
+
+/* Exhaustive search over the real pixels only. */
+static void best_masked(const mmp_search_tables *t, int s, int n, const int32_t *r,
+                        const uint8_t *real, mmp_match *out)
+{
+    const mmp_dict *d = t->dict;
+    int64_t best = INT64_MAX;
+    int best_id = 0;
+    for (int id = 0; id < d->n[s]; id++) {
+        const int32_t *e = mmp_dict_elem(d, s, id);
+        int64_t acc = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t diff = (int64_t)r[i] - e[i];
+            acc += real[i] ? diff * diff : 0;
+        }
+        int64_t j = (acc << 16) + t->lambda_q8 * t->idx_cost[s][id];
+        if (j < best) {
+            best = j;
+            best_id = id;
+        }
+    }
+    out->j = best;
+    out->idx = best_id;
+    out->pad = 0;
 }
 
 static int seq_match(void *state, const mmp_search_tables *t, const int32_t *orig,
                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                      mmp_match *out)
 {
-    (void)state;
+    const seq_state *st = state;
     const int h = 1 << lh, w = 1 << lw, area = h * w;
     const int count = mmp_match_count(lh, lw);
-    const int wide = t->maxval > 32767;
-    uint32_t err[MMP_B * MMP_B];
-    int32_t tile[MMP_B * MMP_B];
-    uint64_t rowsum[MMP_B * MMP_B];
-    uint64_t dist[MMP_B * MMP_B];
+    int32_t res[MMP_B * MMP_B], node[MMP_B * MMP_B];
+    uint8_t node_real[MMP_B * MMP_B];
 
     for (int m = 0; m < nmodes; m++) {
         const int32_t *pm = pred + (long)m * area;
+        for (int i = 0; i < area; i++)
+            res[i] = orig[i] - pm[i];
         mmp_match *om = out + (long)m * count;
-        for (int i = 0; i < count; i++) {
-            om[i].j = INT64_MAX;
-            om[i].idx = 0;
-            om[i].pad = 0;
-        }
-        for (int a = 0; a <= lh; a++) {
+        for (int a = 0; a <= lh; a++)
             for (int b = 0; b <= lw; b++) {
-                const int s = mmp_scale(a, b), hs = 1 << a, ws = 1 << b;
-                const int rows = h >> a, cols = w >> b;
-                const int n = t->dict->n[s];
-                const uint32_t *cost = t->idx_cost[s];
+                const int s = mmp_scale(a, b), hs = 1 << a, ws = 1 << b, n = hs * ws;
                 mmp_match *os = om + mmp_match_offset(lh, lw, a, b);
-                for (int k = 0; k < n; k++) {
-                    const int32_t *e = mmp_dict_elem(t->dict, s, k);
-                    for (int y = 0; y < hs; y++)
-                        for (int x = 0; x < w; x++)
-                            tile[y * w + x] = e[y * ws + (x & (ws - 1))];
-                    if (wide)
-                        tiled_errors_wide(orig, pm, tile, hs, h, w, t->maxval, err);
-                    else
-                        tiled_errors(orig, pm, tile, hs, h, w, t->maxval, err);
-                    if (real)
-                        for (int i = 0; i < area; i++)
-                            err[i] = real[i] ? err[i] : 0;
-                    for (int y = 0; y < h; y++)
-                        for (int j = 0; j < cols; j++) {
-                            uint64_t acc = 0;
-                            for (int x = 0; x < ws; x++)
-                                acc += err[y * w + j * ws + x];
-                            rowsum[y * cols + j] = acc;
+                for (int i = 0; i < (h >> a); i++)
+                    for (int j = 0; j < (w >> b); j++) {
+                        const int y0 = i * hs, x0 = j * ws;
+                        int all_real = 1;
+                        int64_t sum = 0, half = 0;
+                        for (int y = 0; y < hs; y++) {
+                            memcpy(node + y * ws, res + (y0 + y) * w + x0, sizeof(int32_t) * ws);
+                            if (real) {
+                                memcpy(node_real + y * ws, real + (y0 + y) * w + x0, ws);
+                                for (int x = 0; x < ws; x++)
+                                    all_real &= real[(y0 + y) * w + x0 + x];
+                            }
                         }
-                    for (int i = 0; i < rows; i++)
-                        for (int j = 0; j < cols; j++) {
-                            uint64_t acc = 0;
-                            for (int y = 0; y < hs; y++)
-                                acc += rowsum[(i * hs + y) * cols + j];
-                            dist[i * cols + j] = acc;
+                        mmp_match *o = os + i * (w >> b) + j;
+                        if (!all_real) {
+                            best_masked(t, s, n, node, node_real, o);
+                            continue;
                         }
-                    const int64_t rate = t->lambda_q8 * cost[k];
-                    for (int i = 0; i < rows * cols; i++) {
-                        int64_t jv = ((int64_t)dist[i] << 16) + rate;
-                        if (jv < os[i].j) {
-                            os[i].j = jv;
-                            os[i].idx = k;
-                        }
+                        for (int p = 0; p < n / 2; p++)
+                            half += node[p];
+                        sum = half;
+                        for (int p = n / 2; p < n; p++)
+                            sum += node[p];
+                        best_sorted(st, s, a + b, node, sum, half, o);
                     }
-                }
             }
-        }
     }
     return 0;
 }

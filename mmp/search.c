@@ -1,12 +1,30 @@
 /* Rate-distortion search of the prediction and residual trees (encoder only). */
 #include "mmp/search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
+
+/*
+ * Within a block, the same prediction leaf is evaluated once per path of the
+ * prediction tree that reaches it, often with the very same prediction. The
+ * engine's matches depend only on (leaf, prediction), so they are kept per
+ * (leaf, mode) for the block and reused when the prediction repeats: an
+ * exact memo, not an approximation.
+ */
+#define CACHE_WAYS 4
+#define CACHE_NODES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
+
+typedef struct cache_entry {
+    uint32_t hash;
+    int valid;
+    int32_t *pred;
+    mmp_match *match;
+} cache_entry;
 
 struct mmp_search {
     mmp_codec *c;
@@ -19,9 +37,55 @@ struct mmp_search {
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
     mmp_match *matches;
+    mmp_match *scratch;
     int64_t lambda;
     int err;
+    cache_entry cache[CACHE_NODES][MMP_NUM_MODES][CACHE_WAYS];
+    uint8_t next_way[CACHE_NODES][MMP_NUM_MODES];
+    int node_base[MMP_NPSCALES];
+    void *cache_mem;
+    uint64_t evals, hits;
 };
+
+static int cache_alloc(mmp_search *s)
+{
+    size_t total = 0;
+    int base = 0;
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
+            int nodes = (MMP_B >> a) * (MMP_B >> b);
+            s->node_base[mmp_pscale(a, b)] = base;
+            base += nodes;
+            total += (size_t)nodes * MMP_NUM_MODES * CACHE_WAYS *
+                     (sizeof(int32_t) * (1 << (a + b)) + sizeof(mmp_match) * mmp_match_count(a, b));
+        }
+    char *mem = malloc(total);
+    if (!mem)
+        return MMP_ENOMEM;
+    s->cache_mem = mem;
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
+            int nodes = (MMP_B >> a) * (MMP_B >> b), ps = mmp_pscale(a, b);
+            for (int nd = 0; nd < nodes; nd++)
+                for (int m = 0; m < MMP_NUM_MODES; m++)
+                    for (int w = 0; w < CACHE_WAYS; w++) {
+                        cache_entry *e = &s->cache[s->node_base[ps] + nd][m][w];
+                        e->match = (mmp_match *)mem;
+                        mem += sizeof(mmp_match) * mmp_match_count(a, b);
+                        e->pred = (int32_t *)mem;
+                        mem += sizeof(int32_t) * (1 << (a + b));
+                    }
+        }
+    return 0;
+}
+
+static uint32_t hash_block(const int32_t *p, int n)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint32_t)p[i]) * 16777619u;
+    return h;
+}
 
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
                       const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8)
@@ -35,7 +99,8 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->es = eng_state;
     s->lambda = lambda_q8;
     s->matches = malloc(sizeof(mmp_match) * MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B));
-    int ok = s->matches != NULL;
+    s->scratch = malloc(sizeof(mmp_match) * MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B));
+    int ok = s->matches && s->scratch && cache_alloc(s) == 0;
     for (int k = 0; k < MMP_NSCALES && ok; k++)
         ok = (s->idx_cost[k] = malloc(sizeof(uint32_t) * c->dict.cap)) != NULL;
     if (!ok) {
@@ -55,9 +120,14 @@ void mmp_search_destroy(mmp_search *s)
 {
     if (!s)
         return;
+    if (getenv("MMP_DEBUG_CACHE"))
+        fprintf(stderr, "search: %llu mode evaluations, %llu from the memo\n",
+                (unsigned long long)s->evals, (unsigned long long)s->hits);
     for (int k = 0; k < MMP_NSCALES; k++)
         free(s->idx_cost[k]);
     free(s->matches);
+    free(s->scratch);
+    free(s->cache_mem);
     free(s);
 }
 
@@ -205,13 +275,50 @@ static int64_t search_leaf(mmp_search *s, int y0, int x0, int a, int b, int32_t 
                 realbuf[y * w + x] = (y0 + y < c->height && x0 + x < c->width);
         real = realbuf;
     }
-    int err = s->eng->match(s->es, &s->tab, orig, pred, MMP_NUM_MODES, real, a, b, s->matches);
-    if (err) {
-        s->err = err;
-        return INT64_MAX / 4;
+    const int count = mmp_match_count(a, b), area = h * w;
+    const int nd = s->node_base[ps] + ((y0 % MMP_B) >> a) * (MMP_B >> b) + ((x0 % MMP_B) >> b);
+    int32_t missing_pred[MMP_NUM_MODES * MMP_B * MMP_B];
+    int missing[MMP_NUM_MODES], nmiss = 0;
+    uint32_t hashes[MMP_NUM_MODES];
+    for (int m = 0; m < MMP_NUM_MODES; m++) {
+        const int32_t *pm = pred + (long)m * area;
+        uint32_t hv = hash_block(pm, area);
+        int hit = -1;
+        for (int wy = 0; wy < CACHE_WAYS && hit < 0; wy++) {
+            const cache_entry *ce = &s->cache[nd][m][wy];
+            if (ce->valid && ce->hash == hv && !memcmp(ce->pred, pm, sizeof(int32_t) * area))
+                hit = wy;
+        }
+        s->evals++;
+        if (hit >= 0) {
+            s->hits++;
+            memcpy(s->matches + (long)m * count, s->cache[nd][m][hit].match,
+                   sizeof(mmp_match) * count);
+        } else {
+            hashes[m] = hv;
+            memcpy(missing_pred + (long)nmiss * area, pm, sizeof(int32_t) * area);
+            missing[nmiss++] = m;
+        }
+    }
+    if (nmiss) {
+        int err = s->eng->match(s->es, &s->tab, orig, missing_pred, nmiss, real, a, b, s->scratch);
+        if (err) {
+            s->err = err;
+            return INT64_MAX / 4;
+        }
+        for (int k = 0; k < nmiss; k++) {
+            int m = missing[k];
+            const mmp_match *res = s->scratch + (long)k * count;
+            memcpy(s->matches + (long)m * count, res, sizeof(mmp_match) * count);
+            cache_entry *ce = &s->cache[nd][m][s->next_way[nd][m]];
+            s->next_way[nd][m] = (uint8_t)((s->next_way[nd][m] + 1) % CACHE_WAYS);
+            ce->valid = 1;
+            ce->hash = hashes[m];
+            memcpy(ce->pred, pred + (long)m * area, sizeof(int32_t) * area);
+            memcpy(ce->match, res, sizeof(mmp_match) * count);
+        }
     }
     static _Thread_local dp_tables dp;
-    const int count = mmp_match_count(a, b);
     int64_t best = INT64_MAX;
     int best_mode = 0;
     for (int m = 0; m < MMP_NUM_MODES; m++) {
@@ -279,6 +386,10 @@ int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok)
 {
     snapshot_rates(s);
     s->tab.block_index = by * (s->c->plane.width / MMP_B) + bx;
+    for (int nd = 0; nd < CACHE_NODES; nd++)
+        for (int m = 0; m < MMP_NUM_MODES; m++)
+            for (int wy = 0; wy < CACHE_WAYS; wy++)
+                s->cache[nd][m][wy].valid = 0;
     s->err = s->eng->begin_block(s->es, &s->tab);
     if (s->err)
         return s->err;

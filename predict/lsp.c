@@ -10,6 +10,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* x87 excess precision (FLT_EVAL_METHOD 2) would round differently from SSE2
  * or AArch64 doubles and make the decoder disagree with the encoder. */
@@ -28,6 +29,9 @@
 #define WIN_H     (WIN_TOP + MMP_PRED_MAX)
 #define WIN_W     (WIN_LEFT + MMP_PRED_MAX + WIN_RIGHT)
 
+/* Most training samples: (MARGIN + MAX) rows by (MARGIN + MAX + MARGIN) columns. */
+#define MAX_TRAIN ((MMP_LSP_MARGIN + MMP_PRED_MAX) * (2 * MMP_LSP_MARGIN + MMP_PRED_MAX))
+
 /* Ridge added to each diagonal entry: RIDGE_PER_SAMPLE * number of samples. */
 #define RIDGE_PER_SAMPLE 0.01
 /* A pivot of absolute value <= PIVOT_TOL * ridge counts as a failed solve. */
@@ -38,7 +42,7 @@
  * A is given by its exact integer upper triangle (a[i][j], i <= j). Returns 1
  * and the coefficients, or 0 if a pivot is too small (caller falls back).
  */
-static int solve(const int64_t ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const int64_t bi[MMP_LSP_ORDER],
+static int solve(const double ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const double bi[MMP_LSP_ORDER],
                  int count, double coef[MMP_LSP_ORDER])
 {
     enum { K = MMP_LSP_ORDER };
@@ -46,12 +50,11 @@ static int solve(const int64_t ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const int64_t b
     const double ridge = RIDGE_PER_SAMPLE * (double)count;
     const double tol = PIVOT_TOL * ridge;
 
-    /* Values below 2^53, so the conversions are exact. */
     for (int i = 0; i < K; i++) {
         for (int j = 0; j < K; j++)
-            m[i][j] = (double)(i <= j ? ai[i][j] : ai[j][i]);
+            m[i][j] = i <= j ? ai[i][j] : ai[j][i];
         m[i][i] = m[i][i] + ridge;
-        m[i][K] = (double)bi[i];
+        m[i][K] = bi[i];
     }
     for (int k = 0; k < K; k++) {
         /* Largest |m[i][k]|; strict > keeps the lowest row index on ties. */
@@ -88,6 +91,26 @@ static int solve(const int64_t ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const int64_t b
     return 1;
 }
 
+/*
+ * Sum of a[i]*b[i] over n (a multiple of DOT_LANES) integer-valued doubles.
+ * Exact: samples <= 65535, so every product is an integer < 2^32 and every
+ * partial sum of at most MAX_TRAIN of them is an integer < 2^53. Hence the
+ * result does not depend on the order of the additions, and the compiler may
+ * vectorise the fixed-length inner loop freely.
+ */
+#define DOT_LANES 8
+static double dot(const double *a, const double *b, int n)
+{
+    double acc[DOT_LANES] = {0};
+    for (int i = 0; i < n; i += DOT_LANES)
+        for (int l = 0; l < DOT_LANES; l++)
+            acc[l] += a[i + l] * b[i + l];
+    double s = 0.0;
+    for (int l = 0; l < DOT_LANES; l++)
+        s += acc[l];
+    return s;
+}
+
 /* floor(v + 0.5) clipped to [0, maxval], without converting out-of-range
  * doubles to int (undefined behaviour). */
 static int32_t round_clip(double v, int maxval)
@@ -110,43 +133,62 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
     /* ok = inside the plane, outside the block and available. The block's own
      * pixels are excluded whatever their flag says. */
     for (int r = 0; r < rows; r++) {
-        int y = y0 - WIN_TOP + r;
-        int rin = y >= 0 && y < p->height;
-        int rblk = r >= WIN_TOP;
-        const int32_t *prow = rin ? p->pix + (size_t)y * p->width : NULL;
-        const uint8_t *arow = rin ? p->avail + (size_t)y * p->width : NULL;
-        for (int c = 0; c < cols; c++) {
-            int x = x0 - WIN_LEFT + c;
-            int good = rin && x >= 0 && x < p->width && arow[x] &&
-                       !(rblk && c >= WIN_LEFT && c < WIN_LEFT + w);
+        const int y = y0 - WIN_TOP + r;
+        memset(ok[r], 0, (size_t)cols);
+        if (y < 0 || y >= p->height)
+            continue;
+        /* Window columns inside the plane: x = x0 - WIN_LEFT + c in [0, width). */
+        const int cl = WIN_LEFT - x0 > 0 ? WIN_LEFT - x0 : 0;
+        const int cr = p->width - x0 + WIN_LEFT < cols ? p->width - x0 + WIN_LEFT : cols;
+        const int32_t *prow = p->pix + (size_t)y * p->width + (x0 - WIN_LEFT);
+        const uint8_t *arow = p->avail + (size_t)y * p->width + (x0 - WIN_LEFT);
+        for (int c = cl; c < cr; c++) {
+            const int good = arow[c] != 0;
             ok[r][c] = (uint8_t)good;
-            val[r][c] = good ? prow[x] : 0;
+            val[r][c] = good ? prow[c] : 0;
         }
+        if (r >= WIN_TOP)
+            memset(&ok[r][WIN_LEFT], 0, (size_t)w);
     }
 
-    /* Normal equations, exact: at most 22*28 samples of products < 2^32. */
-    int64_t a[K][K] = {{0}};
-    int64_t b[K] = {0};
+    /* Gather the training samples column-wise (W, N, NW, NE, WW, NN, target)
+     * so that each entry of the normal equations is one plain dot product. */
+    double col[K + 1][MAX_TRAIN + DOT_LANES];
     int count = 0;
     for (int r = WIN_TOP - MMP_LSP_MARGIN; r < WIN_TOP + h; r++) {
+        const uint8_t *o0 = ok[r], *o1 = ok[r - 1], *o2 = ok[r - 2];
+        const int32_t *v0 = val[r], *v1 = val[r - 1], *v2 = val[r - 2];
         for (int c = WIN_LEFT - MMP_LSP_MARGIN; c < WIN_LEFT + w + MMP_LSP_MARGIN; c++) {
-            if (!(ok[r][c] && ok[r][c - 1] && ok[r - 1][c] && ok[r - 1][c - 1] &&
-                  ok[r - 1][c + 1] && ok[r][c - 2] && ok[r - 2][c]))
+            if (!(o0[c] & o0[c - 1] & o1[c] & o1[c - 1] & o1[c + 1] & o0[c - 2] & o2[c]))
                 continue;
-            const int64_t s[K] = { val[r][c - 1], val[r - 1][c], val[r - 1][c - 1],
-                                   val[r - 1][c + 1], val[r][c - 2], val[r - 2][c] };
-            const int64_t t = val[r][c];
-            for (int i = 0; i < K; i++) {
-                for (int j = i; j < K; j++)
-                    a[i][j] += s[i] * s[j];
-                b[i] += s[i] * t;
-            }
+            col[0][count] = v0[c - 1];
+            col[1][count] = v1[c];
+            col[2][count] = v1[c - 1];
+            col[3][count] = v1[c + 1];
+            col[4][count] = v0[c - 2];
+            col[5][count] = v2[c];
+            col[K][count] = v0[c];
             count++;
         }
     }
 
     double coef[K];
-    if (count < MMP_LSP_MIN_SAMPLES || !solve(a, b, count, coef)) {
+    int solved = 0;
+    if (count >= MMP_LSP_MIN_SAMPLES) {
+        /* Zero samples pad to a whole number of lanes; they add nothing. */
+        const int padded = (count + DOT_LANES - 1) / DOT_LANES * DOT_LANES;
+        for (int k = 0; k <= K; k++)
+            for (int i = count; i < padded; i++)
+                col[k][i] = 0.0;
+        double a[K][K], b[K];
+        for (int i = 0; i < K; i++) {
+            for (int j = i; j < K; j++)
+                a[i][j] = dot(col[i], col[j], padded);
+            b[i] = dot(col[i], col[K], padded);
+        }
+        solved = solve(a, b, count, coef);
+    }
+    if (!solved) {
         for (int i = 0; i < h * w; i++)
             out[i] = dc;
         return 0;

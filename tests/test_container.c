@@ -180,6 +180,14 @@ static void test_layout(void **state)
     memcpy(tmp + MMP_HEADER_CRC_OFFSET, buf + MMP_HEADER_SIZE, PAYLOAD_LEN);
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
+    /* The worked example in docs/container.md. */
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0xA71127FFu);
+    static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
+        0x4D, 0x4D, 0x50, 0x69, 0x01, 0x01, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
+        0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    };
+    assert_memory_equal(buf, example, sizeof example);
     free(buf);
 }
 
