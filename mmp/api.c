@@ -10,4 +10,5 @@ void mmp_default_settings(mmp_settings *s)
     s->engine = "seq";
     s->threads = 0;
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
+    s->redundancy = -1.0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -96,6 +97,10 @@ int mmp_cli_write_atomic(const char *path, mmp_cli_writer write_fn, void *opaque
         free(tmp);
         return MMP_EIO;
     }
+    /* mkstemp creates 0600; give the file the mode a plain fopen would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "wb");
     int err = f ? write_fn(opaque, f) : MMP_EIO;
     if (f && fclose(f) != 0)

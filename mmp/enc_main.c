@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  -e, --engine NAME    search engine: %s (default seq)\n"
             "  -t, --threads N      engine threads, 0 = all cores (default 0)\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
+            "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
+            "                       pixel a new pattern must exceed (default: lambda / 4)\n"
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
             "      --stats          print one line: bytes, bpp, PSNR, seconds\n"
             "  -v, --verbose        more detail on stderr\n"
@@ -59,11 +61,11 @@ static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaq
 
 int main(int argc, char **argv)
 {
-    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION };
+    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
-        {"recon", required_argument, 0, OPT_RECON}, {"stats", no_argument, 0, OPT_STATS},
+        {"recon", required_argument, 0, OPT_RECON}, {"redundancy", required_argument, 0, OPT_REDUND}, {"stats", no_argument, 0, OPT_STATS},
         {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
         {0, 0, 0, 0}};
@@ -108,6 +110,17 @@ int main(int argc, char **argv)
             }
             st.dict_cap = (int)v;
             break;
+        case OPT_REDUND: {
+            char *end;
+            errno = 0;
+            double r = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(r >= 0 && r <= 65535)) {
+                mmp_cli_error(prog, "invalid redundancy threshold '%s' (0 to 65535)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            st.redundancy = r;
+            break;
+        }
         case OPT_RECON:
             recon_path = optarg;
             break;
@@ -160,10 +173,14 @@ int main(int argc, char **argv)
         mmp_image_free(&img);
         return MMP_EXIT_FAILURE;
     }
+    /* The reconstruction first: a failure then leaves neither file behind. */
     blob b = {out, outlen};
-    e = mmp_cli_write_atomic(out_path, write_blob, &b, err, sizeof(err));
-    if (!e && recon_path)
-        e = mmp_cli_write_atomic(recon_path, write_pgm, &rec, err, sizeof(err));
+    e = recon_path ? mmp_cli_write_atomic(recon_path, write_pgm, &rec, err, sizeof(err)) : 0;
+    if (!e) {
+        e = mmp_cli_write_atomic(out_path, write_blob, &b, err, sizeof(err));
+        if (e && recon_path && strcmp(recon_path, "-") != 0)
+            remove(recon_path);
+    }
     if (e) {
         mmp_cli_error(prog, "%s", err);
     } else {

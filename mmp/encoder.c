@@ -60,6 +60,8 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         return fail(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width, img->height);
     if (!(st->lambda >= 0 && st->lambda <= 1e6))
         return fail(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
+    if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
+        return fail(errbuf, errlen, MMP_EINVAL, "redundancy threshold must be between 0 and 65535");
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
         return fail(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                     MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
@@ -77,7 +79,8 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     hdr.log2_block = MMP_LOG2B;
     hdr.log2_pmin = MMP_LOG2_PMIN;
     hdr.dict_cap = st->dict_cap;
-    hdr.redund_q4 = mmp_redund_for_lambda(lambda_q8);
+    hdr.redund_q4 = st->redundancy < 0 ? mmp_redund_for_lambda(lambda_q8)
+                                        : (uint32_t)llround(st->redundancy * 16.0);
     hdr.lambda_q8 = lambda_q8;
 
     mmp_codec c;

@@ -148,11 +148,32 @@ static int64_t cost_wide(const int32_t *r, const int32_t *e, int n, int64_t rate
     return (acc << 16) + rate;
 }
 
+/* One candidate (position k of the sorted scale) against the best so far. */
+static inline void try_candidate(const seq_state *st, const sorted_scale *ss, int k, int log2n,
+                                 const int32_t *r, int64_t rhalf, int64_t rhalf2, int64_t *best,
+                                 int *best_id)
+{
+    const int64_t rate = ss->rate[k];
+    if (log2n > 0) {
+        int64_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
+        if ((((d1 * d1 + d2 * d2) >> (log2n - 1)) << 16) + rate > *best)
+            return;
+    }
+    const int32_t *e = ss->data + ((long)k << log2n);
+    const int n = 1 << log2n;
+    int64_t j = st->narrow ? cost_narrow(r, e, n, rate, *best) : cost_wide(r, e, n, rate, *best);
+    int id = ss->id[k];
+    if (j < *best || (j == *best && id < *best_id)) {
+        *best = j;
+        *best_id = id;
+    }
+}
+
 static void best_sorted(const seq_state *st, int s, int log2n, const int32_t *r, int64_t rsum,
                         int64_t rhalf, mmp_match *out)
 {
     const sorted_scale *ss = &st->sc[s];
-    const int N = ss->n, n = 1 << log2n;
+    const int N = ss->n;
     const int64_t min_rate = st->min_rate[s], rhalf2 = rsum - rhalf;
     int lo = 0, hi = N;
     while (lo < hi) {
@@ -162,39 +183,25 @@ static void best_sorted(const seq_state *st, int s, int log2n, const int32_t *r,
         else
             hi = mid;
     }
-    int left = lo - 1, right = lo;
     int64_t best = INT64_MAX;
     int best_id = 0;
-    while (left >= 0 || right < N) {
-        int64_t dl = left >= 0 ? rsum - ss->sum[left] : INT64_MAX;
-        int64_t dr = right < N ? ss->sum[right] - rsum : INT64_MAX;
-        int k;
-        int64_t diff;
-        if (dr <= dl) {
-            k = right++;
-            diff = dr;
-        } else {
-            k = left--;
-            diff = dl;
-        }
-        /* The nearer side failing the bound means the farther one fails too. */
+    /* Seed with the nearest sums, then walk outwards on each side until the
+     * sum bound rules out everything further away. */
+    if (lo < N)
+        try_candidate(st, ss, lo, log2n, r, rhalf, rhalf2, &best, &best_id);
+    if (lo > 0)
+        try_candidate(st, ss, lo - 1, log2n, r, rhalf, rhalf2, &best, &best_id);
+    for (int k = lo + 1; k < N; k++) {
+        int64_t diff = ss->sum[k] - rsum;
         if ((((diff * diff) >> log2n) << 16) + min_rate > best)
             break;
-        const int64_t rate = ss->rate[k];
-        if (log2n > 0) {
-            int64_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
-            if ((((d1 * d1 + d2 * d2) >> (log2n - 1)) << 16) + rate > best)
-                continue;
-        } else if ((((diff * diff)) << 16) + rate > best) {
-            continue;
-        }
-        const int32_t *e = ss->data + ((long)k << log2n);
-        int64_t j = st->narrow ? cost_narrow(r, e, n, rate, best) : cost_wide(r, e, n, rate, best);
-        int id = ss->id[k];
-        if (j < best || (j == best && id < best_id)) {
-            best = j;
-            best_id = id;
-        }
+        try_candidate(st, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id);
+    }
+    for (int k = lo - 2; k >= 0; k--) {
+        int64_t diff = rsum - ss->sum[k];
+        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
+            break;
+        try_candidate(st, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id);
     }
     out->j = best;
     out->idx = best_id;

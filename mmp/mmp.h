@@ -22,6 +22,9 @@ typedef struct mmp_settings {
     const char *engine;     /* search engine name (default "seq") */
     int threads;            /* engine threads, 0 = all available (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
+    double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
+                             * mean squared distance per pixel to every element there exceeds
+                             * this; < 0 (default) derives it from lambda */
     int verbose;            /* 0 quiet; 1 more detail on stderr */
     /* Called after each block row when set (progress bars). */
     void (*progress)(void *opaque, int done, int total);

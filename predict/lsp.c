@@ -17,6 +17,11 @@
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "LSP needs double arithmetic evaluated in double precision (FLT_EVAL_METHOD == 0)"
 #endif
+/* Belt and braces for compilers that contract by default even without
+ * -ffp-contract=fast (clang); GCC ignores this pragma but honours the flag. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 /*
  * A local copy of the neighbourhood, so the loops need no bounds checks.
@@ -39,8 +44,10 @@
 
 /*
  * Solve (A + ridge*I) a = b by Gaussian elimination with partial pivoting.
- * A is given by its exact integer upper triangle (a[i][j], i <= j). Returns 1
- * and the coefficients, or 0 if a pivot is too small (caller falls back).
+ * A is given by its upper triangle (ai[i][j], i <= j), exact integers held in
+ * doubles. Returns 1 and the coefficients, or 0 if a pivot is too small (the
+ * caller falls back to DC). Every operation below is one IEEE double
+ * operation in the order written; docs/prediction.md spells it out.
  */
 static int solve(const double ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const double bi[MMP_LSP_ORDER],
                  int count, double coef[MMP_LSP_ORDER])
@@ -140,12 +147,13 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
         /* Window columns inside the plane: x = x0 - WIN_LEFT + c in [0, width). */
         const int cl = WIN_LEFT - x0 > 0 ? WIN_LEFT - x0 : 0;
         const int cr = p->width - x0 + WIN_LEFT < cols ? p->width - x0 + WIN_LEFT : cols;
-        const int32_t *prow = p->pix + (size_t)y * p->width + (x0 - WIN_LEFT);
-        const uint8_t *arow = p->avail + (size_t)y * p->width + (x0 - WIN_LEFT);
+        const int32_t *prow = p->pix + (size_t)y * p->width;
+        const uint8_t *arow = p->avail + (size_t)y * p->width;
         for (int c = cl; c < cr; c++) {
-            const int good = arow[c] != 0;
+            const int x = x0 - WIN_LEFT + c;
+            const int good = arow[x] != 0;
             ok[r][c] = (uint8_t)good;
-            val[r][c] = good ? prow[c] : 0;
+            val[r][c] = good ? prow[x] : 0;
         }
         if (r >= WIN_TOP)
             memset(&ok[r][WIN_LEFT], 0, (size_t)w);

@@ -149,16 +149,14 @@ static void naive_refs(const mmp_plane *p, int y0, int x0, int h, int w, nrefs *
 }
 
 /* p[j,-1] and p[-1,i] of the H.264 equations: index -1 is C, past n-1 clamps. */
-static int32_t tt(const nrefs *r, int j)
+static int32_t edge_at(const nrefs *r, const int32_t *side, int i)
 {
-    assert_true(j >= -1);
-    return j < 0 ? r->C : r->T[j < r->n ? j : r->n - 1];
+    if (i < 0)   /* the equations never go below -1 */
+        return r->C;
+    return side[i < r->n ? i : r->n - 1];
 }
-static int32_t ll(const nrefs *r, int i)
-{
-    assert_true(i >= -1);
-    return i < 0 ? r->C : r->L[i < r->n ? i : r->n - 1];
-}
+static int32_t tt(const nrefs *r, int j) { return edge_at(r, r->T, j); }
+static int32_t ll(const nrefs *r, int i) { return edge_at(r, r->L, i); }
 static int32_t f3(int32_t a, int32_t b, int32_t c) { return (a + 2 * b + c + 2) >> 2; }
 static int32_t f2(int32_t a, int32_t b) { return (a + b + 1) >> 1; }
 
