@@ -37,9 +37,19 @@
 /* Most training samples: (MARGIN + MAX) rows by (MARGIN + MAX + MARGIN) columns. */
 #define MAX_TRAIN ((MMP_LSP_MARGIN + MMP_PRED_MAX) * (2 * MMP_LSP_MARGIN + MMP_PRED_MAX))
 
-/* Ridge added to each diagonal entry: RIDGE_PER_SAMPLE * number of samples. */
+/*
+ * Ridge: RIDGE_PER_SAMPLE * (number of samples) is added to each diagonal
+ * entry, a penalty of 1/100 squared grey level per sample and unit of
+ * coefficient norm. It makes flat or planar training sets (rank-deficient A)
+ * solvable. Small, because its bias accumulates when the block extrapolates
+ * its own predictions: with 1.0 a ramp of slope 3 is no longer predicted
+ * exactly over 16 columns; with 0.01 slopes of 1 still are.
+ */
 #define RIDGE_PER_SAMPLE 0.01
-/* A pivot of absolute value <= PIVOT_TOL * ridge counts as a failed solve. */
+/* A pivot of absolute value <= PIVOT_TOL * ridge counts as a failed solve.
+ * Relative to the ridge, not to A: the smallest eigenvalue of A + ridge*I is
+ * at least the ridge whatever the sample magnitudes, so the test only catches
+ * numerical breakdown (it never triggers on smooth 16-bit content). */
 #define PIVOT_TOL 1e-6
 
 /*

@@ -851,6 +851,9 @@ static void test_lsp_ramp_exact(void **state)
     lsp_plane_case(255, 250, -2, -1, 1);
     lsp_plane_case(65535, 30000, 5, -7, 1);     /* 16-bit, large offset */
     lsp_plane_case(65535, 1000, 700, 300, 1);   /* 16-bit, steep */
+    lsp_plane_case(255, 20, 1, 1, 1);           /* shallowest 8-bit slopes */
+    lsp_plane_case(255, 20, 1, 0, 1);
+    lsp_plane_case(255, 200, 0, -1, 0);
     /* a ramp in y only: N = NE, so the natural causal case is exact too */
     lsp_plane_case(1023, 100, 0, 3, 0);
     lsp_plane_case(65535, 60000, 0, -500, 0);
