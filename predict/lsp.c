@@ -54,12 +54,13 @@
 
 /*
  * Solve (A + ridge*I) a = b by Gaussian elimination with partial pivoting.
- * A is given by its upper triangle (ai[i][j], i <= j), exact integers held in
- * doubles. Returns 1 and the coefficients, or 0 if a pivot is too small (the
+ * A is given by its upper triangle (ai[i][j], i <= j; read only, not const
+ * because C11 cannot pass double[][] to const double[][]), exact integers
+ * held in doubles. Returns 1 and the coefficients, or 0 if a pivot is too small (the
  * caller falls back to DC). Every operation below is one IEEE double
  * operation in the order written; docs/prediction.md spells it out.
  */
-static int solve(const double ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const double bi[MMP_LSP_ORDER],
+static int solve(double ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const double bi[MMP_LSP_ORDER],
                  int count, double coef[MMP_LSP_ORDER])
 {
     enum { K = MMP_LSP_ORDER };
