@@ -76,3 +76,33 @@ clean:
 	rm -rf $(BUILD) $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/mmp/enc_main.d $(BUILD)/mmp/dec_main.d $(BUILD)/mmp/cli.d
+
+# ---------------------------------------------------------------- make rd
+# Rate-distortion results in $(RD_DIR): the mmp sweep (rd-mmp.csv; resumable:
+# rows already there are kept, so only missing image x lambda x engine runs
+# are encoded; delete the file to measure a changed encoder), the standard
+# codecs (rd-anchors-local.csv, also resumable), the BD-rates against JPEG
+# 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png). Override
+# RD_IMAGES, RD_LAMBDAS, RD_ENGINES (comma-separated), RD_JOBS or RD_DIR.
+# The codec tools come from scripts/install-deps.sh --extra; a
+# codec whose tools are missing is skipped with a warning.
+RD_DIR     ?= docs/results
+RD_IMAGES  ?= $(wildcard images/*.pgm)
+RD_LAMBDAS ?= 5,10,15,25,50,75,150,300,500,1000
+RD_ENGINES ?= seq
+RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+RD_CSV      = $(RD_DIR)/rd-mmp.csv $(RD_DIR)/rd-anchors-local.csv
+
+.PHONY: rd rd-deps
+rd-deps:
+	-@sh scripts/install-deps.sh --if-missing --extra
+
+rd: all rd-deps
+	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
+	    -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
+	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-local.csv $(RD_IMAGES)
+	python3 scripts/bdrate --test all --ref j2k --markdown $(RD_CSV) > $(RD_DIR)/bdrate-vs-j2k.md.tmp \
+	    && mv $(RD_DIR)/bdrate-vs-j2k.md.tmp $(RD_DIR)/bdrate-vs-j2k.md \
+	    || { rm -f $(RD_DIR)/bdrate-vs-j2k.md.tmp; echo "make rd: no BD-rate table (no JPEG 2000 curves?)" >&2; }
+	python3 scripts/plot -o $(RD_DIR) $(RD_CSV)
+	@echo "make rd: results in $(RD_DIR): $(notdir $(RD_CSV)) bdrate-vs-j2k.md rd-*.png time-*.png"

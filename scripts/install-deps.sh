@@ -6,7 +6,7 @@
 set -eu
 
 PKGS="gcc make libc6-dev libnetpbm-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
-EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples gnuplot python3 time"
+EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples gnuplot-nox python3 time"
 
 if_missing=0
 for arg in "$@"; do
