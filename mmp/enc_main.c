@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "  -t, --threads N      engine threads, 0 = all cores (default 0)\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
-            "                       pixel a new pattern must exceed (default: lambda / 4)\n"
+            "                       pixel a new pattern must exceed (default: lambda / 16)\n"
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
             "      --stats          print one line: bytes, bpp, PSNR, seconds\n"
             "  -v, --verbose        more detail on stderr\n"
