@@ -13,7 +13,6 @@
 #include "common/container.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +65,6 @@ static uint32_t get_u32(const uint8_t *p)
 static uint64_t get_u64(const uint8_t *p)
 {
     return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-static int fail(int code, char *errbuf, size_t errlen, const char *fmt, ...)
-{
-    if (errbuf && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errbuf, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
 }
 
 void mmp_header_write(const mmp_header *h, uint8_t *out)
@@ -150,22 +138,22 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     if (errbuf && errlen)
         errbuf[0] = '\0';
     if (!h || (!buf && len > 0))
-        return fail(MMP_EINVAL, errbuf, errlen, "no input buffer");
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no input buffer");
     memset(h, 0, sizeof *h);
 
     /* Magic first, on whatever prefix exists: a short foreign file is "not
      * an MMP file" rather than a truncated one. */
     size_t mlen = len < 4 ? len : 4;
     if (mlen > 0 && memcmp(buf, MMP_MAGIC, mlen) != 0)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "not an MMP file (bad magic)");
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "not an MMP file (bad magic)");
     if (len < MMP_HEADER_SIZE)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "truncated header (%zu of %d bytes)",
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "truncated header (%zu of %d bytes)",
                     len, MMP_HEADER_SIZE);
 
     /* The version decides the rest of the layout, so it comes before any
      * other field. */
     if (buf[OFF_VERSION] != MMP_FORMAT_VERSION)
-        return fail(MMP_EUNSUPPORTED, errbuf, errlen,
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                     "unsupported format version %u (this decoder reads version %d)",
                     buf[OFF_VERSION], MMP_FORMAT_VERSION);
 
@@ -183,55 +171,55 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     t.payload_crc = get_u32(buf + OFF_CRC);
 
     if (t.planes != 1)
-        return fail(MMP_EUNSUPPORTED, errbuf, errlen, "unsupported planes %u (only 1)", t.planes);
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported planes %u (only 1)", t.planes);
     if (t.log2_block != 4)
-        return fail(MMP_EUNSUPPORTED, errbuf, errlen, "unsupported log2_block %u (only 4)",
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported log2_block %u (only 4)",
                     t.log2_block);
     if (t.log2_pmin != 2)
-        return fail(MMP_EUNSUPPORTED, errbuf, errlen, "unsupported log2_pmin %u (only 2)",
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported log2_pmin %u (only 2)",
                     t.log2_pmin);
 
     if (t.width == 0)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "invalid width 0");
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "invalid width 0");
     if (t.height == 0)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "invalid height 0");
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "invalid height 0");
     if (t.width > MMP_MAX_DIM)
-        return fail(MMP_ELIMIT, errbuf, errlen, "width %u exceeds limit %d", t.width, MMP_MAX_DIM);
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "width %u exceeds limit %d", t.width, MMP_MAX_DIM);
     if (t.height > MMP_MAX_DIM)
-        return fail(MMP_ELIMIT, errbuf, errlen, "height %u exceeds limit %d", t.height,
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "height %u exceeds limit %d", t.height,
                     MMP_MAX_DIM);
     if ((uint64_t)t.width * t.height > (uint64_t)MMP_MAX_PIXELS)
-        return fail(MMP_ELIMIT, errbuf, errlen,
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
                     "image too large: width x height = %u x %u exceeds %lld pixels",
                     t.width, t.height, (long long)MMP_MAX_PIXELS);
     if (t.maxval < 1 || t.maxval > 65535)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "invalid maxval %u (must be 1..65535)",
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "invalid maxval %u (must be 1..65535)",
                     t.maxval);
     if (t.dict_cap < MMP_MIN_DICT_CAP || t.dict_cap > MMP_MAX_DICT_CAP)
-        return fail(MMP_ELIMIT, errbuf, errlen, "dict_cap %u outside %d..%d", t.dict_cap,
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "dict_cap %u outside %d..%d", t.dict_cap,
                     MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     if (t.redund_q4 > MMP_MAX_REDUND_Q4)
-        return fail(MMP_ELIMIT, errbuf, errlen, "redund_q4 %u exceeds limit %u", t.redund_q4,
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "redund_q4 %u exceeds limit %u", t.redund_q4,
                     (unsigned)MMP_MAX_REDUND_Q4);
     /* lambda_q8 is informational: every value is valid. */
 
     if (t.payload_len > MMP_MAX_PAYLOAD)
-        return fail(MMP_ELIMIT, errbuf, errlen, "payload_len %llu exceeds limit %llu",
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "payload_len %llu exceeds limit %llu",
                     (unsigned long long)t.payload_len, (unsigned long long)MMP_MAX_PAYLOAD);
     uint64_t have = (uint64_t)(len - MMP_HEADER_SIZE);
     if (have < t.payload_len)
-        return fail(MMP_EBITSTREAM, errbuf, errlen,
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM,
                     "truncated payload (%llu of payload_len %llu bytes)",
                     (unsigned long long)have, (unsigned long long)t.payload_len);
     if (have > t.payload_len)
-        return fail(MMP_EBITSTREAM, errbuf, errlen,
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM,
                     "trailing bytes after payload (%llu extra beyond payload_len %llu)",
                     (unsigned long long)(have - t.payload_len),
                     (unsigned long long)t.payload_len);
 
     uint32_t crc = mmp_container_crc(buf, OFF_CRC, buf + MMP_HEADER_SIZE, (size_t)t.payload_len);
     if (crc != t.payload_crc)
-        return fail(MMP_EBITSTREAM, errbuf, errlen, "CRC mismatch (stored %08x, computed %08x)",
+        return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "CRC mismatch (stored %08x, computed %08x)",
                     t.payload_crc, crc);
 
     *h = t;

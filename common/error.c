@@ -1,6 +1,9 @@
 /* Error code descriptions shared by the library and the tools. */
 #include "common/error.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 const char *mmp_strerror(int err)
 {
     switch (err) {
@@ -15,4 +18,15 @@ const char *mmp_strerror(int err)
     case MMP_EENGINE:      return "search engine unavailable or failed";
     default:               return "unknown error";
     }
+}
+
+int mmp_error(char *errbuf, size_t errlen, int code, const char *fmt, ...)
+{
+    if (errbuf && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(errbuf, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
 }

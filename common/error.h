@@ -2,6 +2,8 @@
 #ifndef MMP_COMMON_ERROR_H
 #define MMP_COMMON_ERROR_H
 
+#include <stddef.h>
+
 /* All are negative; 0 means success. */
 #define MMP_OK            0
 #define MMP_EINVAL      (-1)  /* bad argument or setting */
@@ -15,5 +17,13 @@
 
 /* A short English description of an error code (static string). */
 const char *mmp_strerror(int err);
+
+/* Format a one-line reason into errbuf[errlen] (when errbuf is not NULL) and
+ * return `code`, so that callers can write `return mmp_error(...)`. */
+int mmp_error(char *errbuf, size_t errlen, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 #endif

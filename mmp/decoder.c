@@ -1,5 +1,4 @@
 /* The decoder driver: header validation, then the block syntax in raster order. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,17 +6,6 @@
 #include "common/container.h"
 #include "mmp/mmp.h"
 #include "mmp/syntax.h"
-
-static int fail(char *errbuf, size_t errlen, int code, const char *fmt, ...)
-{
-    if (errbuf && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errbuf, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
 {
@@ -30,7 +18,7 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
     err = mmp_codec_init(&c, (int)hdr.width, (int)hdr.height, (int)hdr.maxval, (int)hdr.dict_cap,
                          hdr.redund_q4);
     if (err)
-        return fail(errbuf, errlen, err, "cannot set up the decoder: %s", mmp_strerror(err));
+        return mmp_error(errbuf, errlen, err, "cannot set up the decoder: %s", mmp_strerror(err));
     mmp_rc_dec rc;
     mmp_rc_dec_init(&rc, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len);
     const int bw = c.plane.width / MMP_B, bh = c.plane.height / MMP_B;
@@ -45,12 +33,12 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
         }
     if (err) {
         mmp_codec_free(&c);
-        return fail(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
+        return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
     }
     err = mmp_image_alloc(img, (int)hdr.width, (int)hdr.height, (int)hdr.maxval);
     if (err) {
         mmp_codec_free(&c);
-        return fail(errbuf, errlen, err, "out of memory");
+        return mmp_error(errbuf, errlen, err, "out of memory");
     }
     for (int y = 0; y < img->height; y++)
         for (int x = 0; x < img->width; x++)

@@ -1,6 +1,5 @@
 /* The encoder driver: blocks in raster order, search, coding, updates. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +10,6 @@
 #include "mmp/mmp.h"
 #include "mmp/search.h"
 #include "mmp/syntax.h"
-
-static int fail(char *errbuf, size_t errlen, int code, const char *fmt, ...)
-{
-    if (errbuf && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(errbuf, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static double now_seconds(void)
 {
@@ -54,20 +42,20 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     *outlen = 0;
     if (!img || !img->pix || img->width < 1 || img->height < 1 || img->maxval < 1 ||
         img->maxval > 65535)
-        return fail(errbuf, errlen, MMP_EINVAL, "invalid image");
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image");
     if (img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
         (long long)img->width * img->height > MMP_MAX_PIXELS)
-        return fail(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width, img->height);
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width, img->height);
     if (!(st->lambda >= 0 && st->lambda <= 1e6))
-        return fail(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
     if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
-        return fail(errbuf, errlen, MMP_EINVAL, "redundancy threshold must be between 0 and 65535");
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "redundancy threshold must be between 0 and 65535");
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
-        return fail(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                     MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     const mmp_engine_ops *eng = mmp_engine_find(st->engine ? st->engine : "seq");
     if (!eng)
-        return fail(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", st->engine,
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", st->engine,
                     mmp_engine_names());
 
     const uint32_t lambda_q8 = (uint32_t)llround(st->lambda * 256.0);
@@ -86,7 +74,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     mmp_codec c;
     int err = mmp_codec_init(&c, img->width, img->height, img->maxval, st->dict_cap, hdr.redund_q4);
     if (err)
-        return fail(errbuf, errlen, err, "cannot set up the encoder: %s", mmp_strerror(err));
+        return mmp_error(errbuf, errlen, err, "cannot set up the encoder: %s", mmp_strerror(err));
     const int pw = c.plane.width, ph = c.plane.height, bw = pw / MMP_B, bh = ph / MMP_B;
     int32_t *orig = pad_original(img, pw, ph);
     int32_t *tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS);
@@ -95,18 +83,18 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     mmp_rc_enc rc;
     mmp_rc_enc_init(&rc);
     if (!orig || !tok) {
-        err = fail(errbuf, errlen, MMP_ENOMEM, "out of memory");
+        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
         goto done;
     }
     mmp_engine_config ecfg = {.threads = st->threads, .verbose = st->verbose};
     err = eng->create(&es, &ecfg);
     if (err) {
-        fail(errbuf, errlen, err, "cannot start the %s engine: %s", eng->name, mmp_strerror(err));
+        mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s", eng->name, mmp_strerror(err));
         goto done;
     }
     err = mmp_search_create(&search, &c, orig, eng, es, lambda_q8);
     if (err) {
-        fail(errbuf, errlen, err, "out of memory");
+        mmp_error(errbuf, errlen, err, "out of memory");
         goto done;
     }
     int32_t chosen[MMP_B * MMP_B];
@@ -115,7 +103,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
             int ntok = 0;
             err = mmp_search_block(search, by, bx, tok, &ntok);
             if (err) {
-                fail(errbuf, errlen, err, "search failed in block %d,%d: %s", by, bx,
+                mmp_error(errbuf, errlen, err, "search failed in block %d,%d: %s", by, bx,
                      mmp_strerror(err));
                 goto done;
             }
@@ -134,7 +122,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
                            sizeof(chosen[0]) * MMP_B))
                     err = MMP_EINVAL;
             if (err) {
-                fail(errbuf, errlen, err, "internal error: block %d,%d does not code as searched",
+                mmp_error(errbuf, errlen, err, "internal error: block %d,%d does not code as searched",
                      by, bx);
                 goto done;
             }
@@ -144,13 +132,13 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
             st->progress(st->progress_opaque, by + 1, bh);
     }
     if (mmp_rc_enc_finish(&rc)) {
-        err = fail(errbuf, errlen, MMP_ENOMEM, "out of memory");
+        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
         goto done;
     }
     hdr.payload_len = rc.len;
     err = mmp_container_build(&hdr, rc.buf, rc.len, out, outlen);
     if (err) {
-        fail(errbuf, errlen, err, "out of memory");
+        mmp_error(errbuf, errlen, err, "out of memory");
         goto done;
     }
     if (recon) {
@@ -158,7 +146,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         if (err) {
             free(*out);
             *out = NULL;
-            fail(errbuf, errlen, err, "out of memory");
+            mmp_error(errbuf, errlen, err, "out of memory");
             goto done;
         }
         for (int y = 0; y < img->height; y++)
