@@ -11,7 +11,7 @@ CFLAGS  ?= $(OPT) -g
 # Normative floating point (LSP) must not be contracted into FMAs or reassociated.
 MMP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Wno-unused-parameter \
              -ffp-contract=off -fno-fast-math -fopenmp -I. -MMD -MP
-LDLIBS_ALL = -lnetpbm -lz -lm -fopenmp
+LDLIBS_ALL = -lnetpbm -lz -lm -fopenmp -lOpenCL
 
 BUILD ?= build
 BIN   ?= bin
@@ -20,9 +20,10 @@ BIN   ?= bin
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) \
           mmp/api.c mmp/syntax.c mmp/decoder.c
 # Encoder-only code: search, engines.
-ENC_SRC = mmp/encoder.c mmp/search.c mmp/engine.c $(wildcard mmp/engine_*.c)
+ENC_SRC = mmp/encoder.c mmp/search.c mmp/engine.c $(wildcard mmp/engine_*.c) \
+          kernels/engine_opencl.c
 LIB_SRC = $(DEC_SRC) $(ENC_SRC)
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/kernels/cl_source.o
 DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)
 
 TEST_SRC = $(wildcard tests/test_*.c)
@@ -36,6 +37,17 @@ all: $(BIN)/mmp-enc $(BIN)/mmp-dec
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# The OpenCL kernels, embedded in the binary as one C string.
+CL_SRC = $(sort $(wildcard kernels/*.cl))
+$(BUILD)/kernels/cl_source.c: $(CL_SRC)
+	@mkdir -p $(dir $@)
+	{ echo '/* Generated from $(CL_SRC) by the Makefile: do not edit. */'; \
+	  echo 'const char mmp_opencl_source[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $(CL_SRC); \
+	  echo '    ;'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/kernels/cl_source.o: $(BUILD)/kernels/cl_source.c
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
@@ -106,3 +118,110 @@ rd: all rd-deps
 	    || { rm -f $(RD_DIR)/bdrate-vs-j2k.md.tmp; echo "make rd: no BD-rate table (no JPEG 2000 curves?)" >&2; }
 	python3 scripts/plot -o $(RD_DIR) $(RD_CSV)
 	@echo "make rd: results in $(RD_DIR): $(notdir $(RD_CSV)) bdrate-vs-j2k.md rd-*.png time-*.png"
+
+# Engine benchmark: median encode and decode seconds per engine and thread
+# count, speedup over seq, and a check that every engine writes the same
+# bytes. Override BENCH_IMAGES, BENCH_RUNS, BENCH_THREADS or BENCH_LAMBDA.
+BENCH_IMAGES  ?= images/camera.pgm
+BENCH_RUNS    ?= 3
+BENCH_THREADS ?= 1 2 4 8 16
+BENCH_LAMBDA  ?= 10
+
+.PHONY: bench
+bench: all
+	python3 scripts/bench -r $(BENCH_RUNS) -t "$(BENCH_THREADS)" -l $(BENCH_LAMBDA) \
+	    --bin $(abspath $(BIN)) $(BENCH_IMAGES)
+
+# ------------------------------------------------ make check-sanitize, make fuzz
+# check-sanitize: the whole suite (the corpus test included) built with gcc's
+# AddressSanitizer and UndefinedBehaviorSanitizer, in build-san/ and bin-san/
+# so that the normal build is left alone. The runtimes (libasan8, libubsan1)
+# come with gcc on Debian 12: no extra package.
+SAN_BUILD = build-san
+SAN_BIN   = bin-san
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_ENV   = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0
+
+# fuzz: libFuzzer targets (tests/fuzz/, docs/fuzzing.md) built with clang 14
+# in build-fuzz/, each run for FUZZ_SECONDS (0: only replay the seed corpus
+# and the regression files once) on a working corpus in build-fuzz/corpus/
+# seeded from tests/fuzz/corpus/. Crashes go to build-fuzz/artifacts/. The
+# packages (clang-14 libclang-rt-14-dev libomp-14-dev) are installed by
+# `scripts/install-deps.sh --fuzz`; make check does not need them.
+FUZZ_CC      ?= clang-14
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= decode pgm roundtrip
+FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
+FUZZ_LIB      = $(FUZZ_BUILD)/libmmp.a
+FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+                LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0
+
+.PHONY: check-sanitize fuzz fuzz-build fuzz-deps fuzz-coverage
+check-sanitize:
+	@$(SAN_ENV) $(MAKE) --no-print-directory check BUILD=$(SAN_BUILD) BIN=$(SAN_BIN) \
+	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
+
+fuzz-deps:
+	@sh scripts/install-deps.sh --if-missing --fuzz
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+# Sources generated into $(BUILD) (the embedded OpenCL kernels).
+$(FUZZ_BUILD)/%.o: $(BUILD)/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS_ALL)
+
+fuzz-build: fuzz-deps $(FUZZ_BINS)
+
+# Source-based line coverage of what the working corpora (and the seeds)
+# reach: build-fuzz-cov/report-TARGET.txt, summarised on stdout.
+FUZZ_COV = $(FUZZ_BUILD)-cov
+fuzz-coverage: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_COV)/fuzz_%) FUZZ_BUILD=$(FUZZ_COV) \
+	    FUZZ_FLAGS="-O1 -g -fprofile-instr-generate -fcoverage-mapping" >/dev/null
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    rm -f $(FUZZ_COV)/$$t.profraw; \
+	    dirs=tests/fuzz/corpus/$$t; \
+	    for d in tests/fuzz/regress/$$t $(FUZZ_BUILD)/corpus/$$t; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	    LLVM_PROFILE_FILE=$(FUZZ_COV)/$$t.profraw $(FUZZ_ENV) $(FUZZ_COV)/fuzz_$$t -runs=0 $$dirs \
+	        >$(FUZZ_COV)/$$t.log 2>&1; \
+	    llvm-profdata-14 merge -o $(FUZZ_COV)/$$t.profdata $(FUZZ_COV)/$$t.profraw; \
+	    llvm-cov-14 report $(FUZZ_COV)/fuzz_$$t -instr-profile=$(FUZZ_COV)/$$t.profdata \
+	        $(LIB_SRC) > $(FUZZ_COV)/report-$$t.txt; \
+	    echo "== fuzz_$$t ($$dirs)"; \
+	    grep -E '^(Filename|common|dict|predict|mmp|kernels)/?|^TOTAL' $(FUZZ_COV)/report-$$t.txt; \
+	done
+
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
+	    dict=""; [ -f tests/fuzz/$$t.dict ] && dict="-dict=tests/fuzz/$$t.dict"; \
+	    if [ "$(FUZZ_SECONDS)" = 0 ]; then \
+	        dirs=tests/fuzz/corpus/$$t; \
+	        [ -d tests/fuzz/regress/$$t ] && dirs="$$dirs tests/fuzz/regress/$$t"; \
+	        echo "== fuzz_$$t: replaying $$dirs"; \
+	        $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -runs=0 -timeout=25 $$dirs; \
+	    else \
+	        echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	        $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
+	            -rss_limit_mb=3072 -print_final_stats=1 $$dict \
+	            -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ \
+	            $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t; \
+	    fi; \
+	done
+
+-include $(FUZZ_OBJ:.o=.d)

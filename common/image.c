@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +100,10 @@ static int guarded_readinit(FILE *f, struct pam *pam)
         return -1;
     }
     /* Size up to tuple_type only: comment_p is then absent, so libnetpbm
-     * allocates no comment string we would have to free. */
-    pnm_readpaminit(f, pam, PAM_STRUCT_SIZE(tuple_type));
+     * allocates no comment string we would have to free. Computed with
+     * offsetof rather than libnetpbm's PAM_STRUCT_SIZE(), whose member
+     * access through a null pointer is undefined behaviour (UBSan). */
+    pnm_readpaminit(f, pam, (int)(offsetof(struct pam, tuple_type) + sizeof pam->tuple_type));
     pm_setjmpbuf(old);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/metrics.h"
+#include "kernels/engine_opencl.h"
 #include "mmp/cli.h"
 #include "mmp/engine.h"
 #include "mmp/mmp.h"
@@ -23,6 +24,9 @@ static void usage(FILE *f)
             "                       higher means fewer bits and lower quality\n"
             "  -e, --engine NAME    search engine: %s (default seq)\n"
             "  -t, --threads N      engine threads, 0 = all cores (default 0)\n"
+            "      --cl-device DEV  OpenCL device for -e opencl/auto: P:D indices or part of\n"
+            "                       its name (default: the first GPU; also MMP_CL_DEVICE)\n"
+            "      --list-devices   list the OpenCL devices and exit\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
             "                       pixel a new pattern must exceed\n"
@@ -62,11 +66,14 @@ static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaq
 
 int main(int argc, char **argv)
 {
-    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND };
+    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
-        {"recon", required_argument, 0, OPT_RECON}, {"redundancy", required_argument, 0, OPT_REDUND}, {"stats", no_argument, 0, OPT_STATS},
+        {"recon", required_argument, 0, OPT_RECON},
+        {"redundancy", required_argument, 0, OPT_REDUND},
+        {"stats", no_argument, 0, OPT_STATS},
+        {"cl-device", required_argument, 0, OPT_CLDEV}, {"list-devices", no_argument, 0, OPT_LISTDEV},
         {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
         {0, 0, 0, 0}};
@@ -91,7 +98,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'e':
-            if (!mmp_engine_find(optarg)) {
+            if (strcmp(optarg, "auto") != 0 && !mmp_engine_find(optarg)) {
                 mmp_cli_error(prog, "unknown engine '%s' (known: %s)", optarg, mmp_engine_names());
                 return MMP_EXIT_USAGE;
             }
@@ -122,6 +129,12 @@ int main(int argc, char **argv)
             st.redundancy = r;
             break;
         }
+        case OPT_CLDEV:
+            /* Before -e is parsed: the engine lookup may probe the device. */
+            setenv("MMP_CL_DEVICE", optarg, 1);
+            break;
+        case OPT_LISTDEV:
+            return mmp_opencl_list_devices(stdout) < 0 ? MMP_EXIT_FAILURE : 0;
         case OPT_RECON:
             recon_path = optarg;
             break;

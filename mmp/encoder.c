@@ -88,6 +88,15 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     }
     mmp_engine_config ecfg = {.threads = st->threads, .verbose = st->verbose};
     err = eng->create(&es, &ecfg);
+    if (err && st->engine && strcmp(st->engine, "auto") == 0 && eng != &mmp_engine_seq) {
+        /* -e auto: a GPU that cannot be used is not fatal; the CPU engines are. */
+        const mmp_engine_ops *cpu = mmp_engine_find("omp");
+        fprintf(stderr, "mmp: warning: the %s engine failed to start (%s); using %s\n", eng->name,
+                mmp_strerror(err), cpu ? cpu->name : "seq");
+        eng = cpu ? cpu : &mmp_engine_seq;
+        es = NULL;
+        err = eng->create(&es, &ecfg);
+    }
     if (err) {
         mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s", eng->name, mmp_strerror(err));
         goto done;

@@ -80,11 +80,16 @@ static inline int mmp_match_offset(int lh, int lw, int a, int b)
     return rows_before * cols_all + (1 << (lh - a)) * cols_before;
 }
 
-/* The engines built into this binary; NULL when `name` is unknown. */
+/* The engines built into this binary; NULL when `name` is unknown. "auto"
+ * gives mmp_engine_auto(). */
 const mmp_engine_ops *mmp_engine_find(const char *name);
 /* Comma-separated list of the engine names, for help texts. */
 const char *mmp_engine_names(void);
+/* For -e auto: opencl when the device it would use is a GPU, else omp. */
+const mmp_engine_ops *mmp_engine_auto(void);
 
 extern const mmp_engine_ops mmp_engine_seq;
+extern const mmp_engine_ops mmp_engine_omp;
+extern const mmp_engine_ops mmp_engine_opencl;
 
 #endif

@@ -3,9 +3,12 @@
 #   scripts/install-deps.sh              install (as root) or print the apt-get line
 #   scripts/install-deps.sh --if-missing do that only when a package is missing
 #   scripts/install-deps.sh --extra      also the other codecs and tools used by scripts/
+#   scripts/install-deps.sh --fuzz       also clang 14 and libFuzzer (make fuzz only; make check
+#                                        and make check-sanitize need neither)
 set -eu
 
 PKGS="gcc make libc6-dev libnetpbm-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
+FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples gnuplot-nox python3 time"
 
 if_missing=0
@@ -13,6 +16,7 @@ for arg in "$@"; do
     case "$arg" in
     --if-missing) if_missing=1 ;;
     --extra) PKGS="$PKGS $EXTRA" ;;
+    --fuzz) PKGS="$PKGS $FUZZ" ;;
     *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
     esac
 done

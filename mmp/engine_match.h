@@ -1,0 +1,79 @@
+/*
+ * The per-node matching shared by the CPU engines (seq, omp).
+ *
+ * An engine keeps a copy of the frozen dictionary in sum order (mmp_sorted),
+ * refreshed at the start of each block, and asks mmp_match_node() for the
+ * best element of each residual node. The node search depends only on the
+ * node and the frozen tables, never on which thread runs it or in what
+ * order, so engines that split the nodes differently return the same
+ * mmp_match bit for bit.
+ *
+ * Refreshing a block's copy (what seq's begin_block does in one call to
+ * mmp_sorted_refresh) is split into steps that other engines may spread over
+ * threads:
+ *   1. mmp_sorted_reserve(), once, on one thread;
+ *   2. for every scale k with mmp_sorted_stale(sd, t, k): mmp_sorted_copy()
+ *      over disjoint ranges covering [0, t->dict->n[k]), from any threads;
+ *   3. mmp_sorted_commit() on one thread (marks the copies current);
+ *   4. mmp_sorted_rates() over disjoint ranges of every scale, from any
+ *      threads, and sd->min_rate[k] set to the least of what they return.
+ */
+#ifndef MMP_MMP_ENGINE_MATCH_H
+#define MMP_MMP_ENGINE_MATCH_H
+
+#include <stdint.h>
+
+#include "mmp/engine.h"
+
+/* One scale of the dictionary in ascending order of element sums. */
+typedef struct mmp_sorted_scale {
+    int n, cap;          /* elements copied, allocated */
+    int32_t *data;       /* n * area samples in sum order */
+    int32_t *sum;        /* sums, ascending */
+    int32_t *half;       /* sums of the first half (row-major) of each element */
+    int32_t *id;         /* dictionary index of each */
+    int64_t *rate;       /* lambda_q8 * idx_cost[id] */
+} mmp_sorted_scale;
+
+typedef struct mmp_sorted {
+    mmp_sorted_scale sc[MMP_NSCALES];
+    int64_t min_rate[MMP_NSCALES]; /* least rate of each scale, INT64_MAX when empty */
+    int narrow;                    /* samples small enough for 32-bit partial sums */
+} mmp_sorted;
+
+/* Frees the copies; the struct may then be reused (it is left zeroed). */
+void mmp_sorted_free(mmp_sorted *sd);
+
+/* Step 1: room for t->dict at every scale. Returns 0 or MMP_ENOMEM. */
+int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t);
+
+/* Whether scale k must be copied again (the dictionary grew there). */
+static inline int mmp_sorted_stale(const mmp_sorted *sd, const mmp_search_tables *t, int k)
+{
+    return sd->sc[k].n != t->dict->n[k];
+}
+
+/* Step 2: copy positions [lo, hi) of the sum order of scale k. */
+void mmp_sorted_copy(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, int hi);
+
+/* Step 3: the copies of every scale are now those of t->dict. */
+void mmp_sorted_commit(mmp_sorted *sd, const mmp_search_tables *t);
+
+/* Step 4: rates of positions [lo, hi) of scale k; returns their least
+ * (INT64_MAX when the range is empty). */
+int64_t mmp_sorted_rates(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, int hi);
+
+/* Steps 1 to 4 in one call, sequentially. Returns 0 or MMP_ENOMEM. */
+int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t);
+
+/*
+ * The best element for one residual node: the 2^a x 2^b sub-block at
+ * (y0, x0) of the residual orig - pred of a block 2^lw pixels wide; real is
+ * the block's mask of real pixels, or NULL when all are real. Writes the
+ * contract's (lowest J, lowest index on ties) to *out.
+ */
+void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0,
+                    int x0, mmp_match *out);
+
+#endif
