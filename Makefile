@@ -154,6 +154,7 @@ FUZZ_CC      ?= clang-14
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= decode pgm roundtrip
+FUZZ_MAX_LEN ?= 4096
 FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
 FUZZ_LIB      = $(FUZZ_BUILD)/libmmp.a
@@ -218,7 +219,7 @@ fuzz: fuzz-build
 	    else \
 	        echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	        $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
-	            -rss_limit_mb=3072 -print_final_stats=1 $$dict \
+	            -rss_limit_mb=3072 -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 $$dict \
 	            -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ \
 	            $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t; \
 	    fi; \
