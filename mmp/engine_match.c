@@ -118,7 +118,8 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static int64_t cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t limit)
+static int64_t
+cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t limit)
 {
     int64_t acc = 0;
     int i = 0;
@@ -152,9 +153,9 @@ static int64_t cost_wide(const int32_t *r, const int32_t *e, int n, int64_t rate
 }
 
 /* One candidate (position k of the sorted scale) against the best so far. */
-static inline void try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k,
-                                 int log2n, const int32_t *r, int64_t rhalf, int64_t rhalf2,
-                                 int64_t *best, int *best_id)
+static inline void try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
+                                 const int32_t *r, int64_t rhalf, int64_t rhalf2, int64_t *best,
+                                 int *best_id)
 {
     const int64_t rate = ss->rate[k];
     if (log2n > 0) {
@@ -237,8 +238,8 @@ static void best_masked(const mmp_search_tables *t, int s, int n, const int32_t 
 }
 
 void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
-                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0,
-                    int x0, mmp_match *out)
+                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
+                    mmp_match *out)
 {
     const int hs = 1 << a, ws = 1 << b, n = hs * ws, w = 1 << lw;
     int32_t node[MMP_B * MMP_B];

@@ -27,12 +27,12 @@
 
 /* One scale of the dictionary in ascending order of element sums. */
 typedef struct mmp_sorted_scale {
-    int n, cap;          /* elements copied, allocated */
-    int32_t *data;       /* n * area samples in sum order */
-    int32_t *sum;        /* sums, ascending */
-    int32_t *half;       /* sums of the first half (row-major) of each element */
-    int32_t *id;         /* dictionary index of each */
-    int64_t *rate;       /* lambda_q8 * idx_cost[id] */
+    int n, cap;    /* elements copied, allocated */
+    int32_t *data; /* n * area samples in sum order */
+    int32_t *sum;  /* sums, ascending */
+    int32_t *half; /* sums of the first half (row-major) of each element */
+    int32_t *id;   /* dictionary index of each */
+    int64_t *rate; /* lambda_q8 * idx_cost[id] */
 } mmp_sorted_scale;
 
 typedef struct mmp_sorted {
@@ -73,7 +73,7 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t);
  * contract's (lowest J, lowest index on ties) to *out.
  */
 void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
-                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0,
-                    int x0, mmp_match *out);
+                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
+                    mmp_match *out);
 
 #endif

@@ -63,10 +63,10 @@ typedef struct node {
  * (node ranges) at each granularity level. */
 typedef struct plan {
     int nnodes;
-    int cost;                 /* of one mode */
+    int cost; /* of one mode */
     node *nodes;
     int ntask[LEVELS];
-    uint16_t *bound[LEVELS];  /* task k: nodes bound[k] .. bound[k + 1] - 1 */
+    uint16_t *bound[LEVELS]; /* task k: nodes bound[k] .. bound[k + 1] - 1 */
 } plan;
 
 typedef struct begin_task {
@@ -100,7 +100,7 @@ typedef struct omp_state {
     _Alignas(64) _Atomic int done;      /* tasks finished, summed when a thread runs dry */
     _Alignas(64) _Atomic int sleepers;
     _Atomic int quit;
-    _Atomic int exited;                 /* threads out of worker() */
+    _Atomic int exited; /* threads out of worker() */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     pthread_t host;
@@ -131,7 +131,10 @@ static inline void cpu_relax(void)
 
 /* ------------------------------------------------------------ plans */
 
-static int node_cost(const node *n) { return (1 << (n->a + n->b)) + 1; }
+static int node_cost(const node *n)
+{
+    return (1 << (n->a + n->b)) + 1;
+}
 
 static int build_plans(omp_state *s)
 {
@@ -163,7 +166,9 @@ static int build_plans(omp_state *s)
                     const int off = mmp_match_offset(lh, lw, a, b);
                     for (int i = 0; i < rows; i++)
                         for (int j = 0; j < cols; j++) {
-                            node n = {.a = (uint8_t)a, .b = (uint8_t)b, .y0 = (uint8_t)(i << a),
+                            node n = {.a = (uint8_t)a,
+                                      .b = (uint8_t)b,
+                                      .y0 = (uint8_t)(i << a),
                                       .x0 = (uint8_t)(j << b),
                                       .off = (uint16_t)(off + i * cols + j)};
                             p->nodes[p->nnodes++] = n;
@@ -338,8 +343,9 @@ static void omp_destroy(void *state)
         (void)atomic_load_explicit(&s->exited, memory_order_acquire);
     }
     if (s->verbose && s->td) {
-        fprintf(stderr, "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f s, "
-                        "%llu calls on the team (%llu woke it), %llu alone; tasks per thread:",
+        fprintf(stderr,
+                "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f s, "
+                "%llu calls on the team (%llu woke it), %llu alone; tasks per thread:",
                 s->threads, (unsigned long long)s->blocks, s->begin_s, s->match_s,
                 (unsigned long long)s->calls_par, (unsigned long long)s->wakes,
                 (unsigned long long)s->calls_seq);
@@ -401,8 +407,8 @@ static int omp_begin_block(void *state, const mmp_search_tables *t)
      * copy before they rate. */
     int need = 0;
     for (int k = 0; k < MMP_NSCALES; k++) {
-        const int per = mmp_sorted_stale(&s->sd, t, k) ? COPY_CHUNK / mmp_scale_area(k)
-                                                       : RATE_CHUNK;
+        const int per =
+            mmp_sorted_stale(&s->sd, t, k) ? COPY_CHUNK / mmp_scale_area(k) : RATE_CHUNK;
         need += (t->dict->n[k] + per - 1) / per;
     }
     if (need > s->nbtasks_cap) {

@@ -38,7 +38,10 @@
 
 /* xorshift64*: every run and every machine tests the same inputs. */
 static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static void rng_seed(uint64_t s)
+{
+    rng_state = s * 0x9E3779B97F4A7C15ull + 1;
+}
 static uint32_t rng_next(void)
 {
     rng_state ^= rng_state >> 12;
@@ -141,8 +144,8 @@ typedef struct config {
     const char *name;
     int maxval, cap;
     uint32_t redund_q4;
-    int rounds;   /* blocks: dictionary growth, new rate tables */
-    int samples;  /* match() calls per block */
+    int rounds;  /* blocks: dictionary growth, new rate tables */
+    int samples; /* match() calls per block */
 } config;
 
 /* Random patterns of one shape: noise, ramps, constants, and extremes. */
@@ -154,11 +157,21 @@ static void random_pattern(int32_t *p, int n, int maxval)
     for (int i = 0; i < n; i++) {
         int64_t v;
         switch (kind) {
-        case 0: v = rng_range(-amp, amp); break;
-        case 1: v = base + (int64_t)amp * i / n - amp / 2; break;
-        case 2: v = base; break;
-        case 3: v = (rng_next() & 1) ? maxval : -maxval; break;
-        default: v = base / 2 + rng_range(-amp / 8, amp / 8); break;
+        case 0:
+            v = rng_range(-amp, amp);
+            break;
+        case 1:
+            v = base + (int64_t)amp * i / n - amp / 2;
+            break;
+        case 2:
+            v = base;
+            break;
+        case 3:
+            v = (rng_next() & 1) ? maxval : -maxval;
+            break;
+        default:
+            v = base / 2 + rng_range(-amp / 8, amp / 8);
+            break;
         }
         p[i] = (int32_t)(v < -maxval ? -maxval : v > maxval ? maxval : v);
     }
@@ -202,11 +215,21 @@ static const uint8_t *random_leaf(const mmp_dict *d, int maxval, int lh, int lw,
     const int32_t c = rng_range(0, maxval);
     for (int i = 0; i < area; i++) {
         switch (kind) {
-        case 0: orig[i] = rng_range(0, maxval); break;                /* noise */
-        case 1: orig[i] = c; break;                                   /* constant */
-        case 2: orig[i] = (rng_next() & 1) ? maxval : 0; break;       /* extremes */
-        case 3: orig[i] = (int32_t)((int64_t)maxval * ((i % w) + (i / w)) / (h + w)); break;
-        default: orig[i] = c + rng_range(-3, 3); break;                /* nearly flat */
+        case 0:
+            orig[i] = rng_range(0, maxval);
+            break; /* noise */
+        case 1:
+            orig[i] = c;
+            break; /* constant */
+        case 2:
+            orig[i] = (rng_next() & 1) ? maxval : 0;
+            break; /* extremes */
+        case 3:
+            orig[i] = (int32_t)((int64_t)maxval * ((i % w) + (i / w)) / (h + w));
+            break;
+        default:
+            orig[i] = c + rng_range(-3, 3);
+            break; /* nearly flat */
         }
     }
     for (int m = 0; m < nmodes; m++) {
@@ -215,10 +238,18 @@ static const uint8_t *random_leaf(const mmp_dict *d, int maxval, int lh, int lw,
         const int32_t pc = rng_range(0, maxval);
         for (int i = 0; i < area; i++) {
             switch (pk) {
-            case 0: p[i] = pc; break;
-            case 1: p[i] = orig[i] + rng_range(-maxval / 16 - 1, maxval / 16 + 1); break;
-            case 2: p[i] = maxval - orig[i]; break; /* residual +-maxval on extremes */
-            default: p[i] = rng_range(0, maxval); break;
+            case 0:
+                p[i] = pc;
+                break;
+            case 1:
+                p[i] = orig[i] + rng_range(-maxval / 16 - 1, maxval / 16 + 1);
+                break;
+            case 2:
+                p[i] = maxval - orig[i];
+                break; /* residual +-maxval on extremes */
+            default:
+                p[i] = rng_range(0, maxval);
+                break;
             }
             p[i] = p[i] < 0 ? 0 : p[i] > maxval ? maxval : p[i];
         }
@@ -285,9 +316,8 @@ static void run_config(const config *cf, uint64_t seed, engines *given)
             const size_t n = (size_t)nmodes * mmp_match_count(lh, lw);
             for (int i = 0; i < NENG; i++) {
                 memset(out[i], 0xA5 + i, sizeof(mmp_match) * n); /* unwritten shows */
-                assert_int_equal(e.ops[i]->match(e.state[i], &t, orig, pred, nmodes, real, lh,
-                                                 lw, out[i]),
-                                 0);
+                assert_int_equal(
+                    e.ops[i]->match(e.state[i], &t, orig, pred, nmodes, real, lh, lw, out[i]), 0);
             }
             for (int i = 1; i < NENG; i++)
                 for (size_t q = 0; q < n; q++)
@@ -526,8 +556,8 @@ static void test_bench(void **state)
     t.lambda_q8 = 256 * 10;
     engines e;
     engines_create(&e);
-    mmp_match *out = malloc(sizeof(mmp_match) * MMP_NUM_MODES *
-                            mmp_match_count(MMP_LOG2B, MMP_LOG2B));
+    mmp_match *out =
+        malloc(sizeof(mmp_match) * MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B));
     assert_non_null(out);
     int32_t orig[MMP_B * MMP_B], pred[MMP_NUM_MODES * MMP_B * MMP_B];
     print_message("us per match() of 10 modes (seq, then omp -t");
