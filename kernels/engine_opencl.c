@@ -25,6 +25,12 @@
  * kernels, one blocking read of the results straight into the caller's
  * array.
  *
+ * The search calls match() from several host threads at once (as many as
+ * -t says, all cores by default), so that their round trips overlap and the
+ * device runs several calls' kernels together: each call takes a slot, with
+ * its own command queue, kernels and per-call buffers (res, part, out); the
+ * per-block writes go through the main queue, finished before any call.
+ *
  * Any OpenCL failure is reported once on stderr (one line) and every later
  * call returns MMP_EENGINE.
  */
@@ -34,12 +40,16 @@
 #include "kernels/engine_opencl.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <omp.h>
 
 #include "common/error.h"
 #include "mmp/engine.h"
@@ -75,13 +85,42 @@ static const char *const prof_name[NPROF] = {
     "match_narrow", "match_wide", "reduce_chunks", "read results",
 };
 
+#define MAX_SLOTS 256
+
+/* Profiling events of one queue (verbose only). */
+typedef struct prof {
+    cl_event ev[8];
+    int ev_kind[8], nev;
+    double ms[NPROF];
+    long n[NPROF];
+} prof;
+
+/* What one match() call in flight owns. */
+typedef struct slot {
+    cl_command_queue q;
+    cl_kernel k_match[2], k_reduce; /* match: narrow, wide */
+    cl_mem res, part, out;
+    int32_t *res_host;
+    prof pf;
+    double host_match_s;
+    long calls, wide_calls, reduce_calls;
+    double work, bytes_up, bytes_down;
+} slot;
+
 typedef struct ocl {
     cl_context ctx;
     cl_device_id dev;
-    cl_command_queue q;
+    cl_command_queue q; /* the main queue: per-block writes */
     cl_program prog;
-    cl_kernel k_append, k_match[2], k_reduce; /* match: narrow, wide */
-    cl_mem dict, norms, blk, stage, res, part, out, nodes, groups, info;
+    cl_kernel k_append;
+    cl_mem dict, norms, blk, stage, nodes, groups, info;
+    slot *slots;
+    int nslots;
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    int nfree;
+    int free_list[MAX_SLOTS];
+    pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
     int group_base[MMP_NLOG][MMP_NLOG], ngroups[MMP_NLOG][MMP_NLOG];
@@ -96,19 +135,15 @@ typedef struct ocl {
     size_t stage_cap;             /* ints */
     int pending;                  /* non-blocking writes from host buffers in flight */
 
-    int32_t *blk_host, *stage_host, *res_host;
+    int32_t *blk_host, *stage_host;
 
-    int verbose, failed;
+    int verbose;
+    _Atomic int failed;
     char name[256];
-    /* Profile (verbose only). */
-    cl_event ev[8];
-    int ev_kind[8], nev;
-    double prof_ms[NPROF];
-    long prof_n[NPROF];
-    double host_begin_s, host_match_s, build_s;
-    long begins, calls, wide_calls, reduce_calls;
-    double work;                  /* sample x mode comparisons */
-    double bytes_up, bytes_down;
+    prof pf; /* the main queue's */
+    double host_begin_s, build_s;
+    long begins;
+    double bytes_up;
 } ocl;
 
 static double now_s(void)
@@ -147,6 +182,7 @@ static int fail(ocl *ce, cl_int e, const char *what)
 {
     const int oom = e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
                     e == CL_OUT_OF_HOST_MEMORY || e == CL_INVALID_BUFFER_SIZE;
+    pthread_mutex_lock(&ce->fail_lock);
     if (!ce->failed) {
         if (oom)
             fprintf(stderr, "mmp: opencl: out of device memory or resources (%s on %s: %s)\n",
@@ -156,6 +192,7 @@ static int fail(ocl *ce, cl_int e, const char *what)
                     cl_errname(e), (int)e);
     }
     ce->failed = 1;
+    pthread_mutex_unlock(&ce->fail_lock);
     return oom ? MMP_ENOMEM : MMP_EENGINE;
 }
 
@@ -296,40 +333,40 @@ int mmp_opencl_probe(void)
 
 /* ------------------------------------------------------------ profile */
 
-static void collect(ocl *ce)
+static void collect(prof *pf)
 {
-    for (int i = 0; i < ce->nev; i++) {
+    for (int i = 0; i < pf->nev; i++) {
         cl_ulong t0 = 0, t1 = 0;
-        if (clGetEventProfilingInfo(ce->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ==
+        if (clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ==
                 CL_SUCCESS &&
-            clGetEventProfilingInfo(ce->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
+            clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
                 CL_SUCCESS &&
             t1 >= t0)
-            ce->prof_ms[ce->ev_kind[i]] += (double)(t1 - t0) * 1e-6;
-        ce->prof_n[ce->ev_kind[i]]++;
-        clReleaseEvent(ce->ev[i]);
+            pf->ms[pf->ev_kind[i]] += (double)(t1 - t0) * 1e-6;
+        pf->n[pf->ev_kind[i]]++;
+        clReleaseEvent(pf->ev[i]);
     }
-    ce->nev = 0;
+    pf->nev = 0;
 }
 
-/* Where an enqueue of this kind puts its event: NULL unless profiling. */
-static cl_event *event_for(ocl *ce, int kind)
+/* Where an enqueue of this kind on q puts its event: NULL unless profiling. */
+static cl_event *event_for(const ocl *ce, prof *pf, cl_command_queue q, int kind)
 {
     if (!ce->verbose)
         return NULL;
-    if (ce->nev == (int)(sizeof ce->ev / sizeof ce->ev[0])) {
-        clFinish(ce->q);
-        collect(ce);
+    if (pf->nev == (int)(sizeof pf->ev / sizeof pf->ev[0])) {
+        clFinish(q);
+        collect(pf);
     }
-    ce->ev_kind[ce->nev] = kind;
-    return &ce->ev[ce->nev++];
+    pf->ev_kind[pf->nev] = kind;
+    return &pf->ev[pf->nev++];
 }
 
 /* An enqueue that failed left no event behind. */
-static void drop_event(ocl *ce, cl_event *ev)
+static void drop_event(prof *pf, cl_event *ev)
 {
     if (ev)
-        ce->nev--;
+        pf->nev--;
 }
 
 /* ------------------------------------------------------------ engine */
@@ -341,6 +378,20 @@ static void release_mem(cl_mem *m)
     *m = NULL;
 }
 
+static void slot_release(slot *sl)
+{
+    cl_mem *mems[] = {&sl->res, &sl->part, &sl->out};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        release_mem(mems[i]);
+    cl_kernel ks[] = {sl->k_match[0], sl->k_match[1], sl->k_reduce};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (ks[i])
+            clReleaseKernel(ks[i]);
+    if (sl->q)
+        clReleaseCommandQueue(sl->q);
+    free(sl->res_host);
+}
+
 static void ocl_destroy(void *state)
 {
     ocl *ce = state;
@@ -348,33 +399,55 @@ static void ocl_destroy(void *state)
         return;
     if (ce->q) {
         clFinish(ce->q);
-        collect(ce);
+        collect(&ce->pf);
+    }
+    /* The slots' figures, summed. */
+    prof all = ce->pf;
+    double host_match_s = 0, work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
+    long calls = 0, wide_calls = 0, reduce_calls = 0;
+    for (int i = 0; i < ce->nslots; i++) {
+        slot *sl = &ce->slots[i];
+        if (sl->q) {
+            clFinish(sl->q);
+            collect(&sl->pf);
+        }
+        for (int k = 0; k < NPROF; k++) {
+            all.ms[k] += sl->pf.ms[k];
+            all.n[k] += sl->pf.n[k];
+        }
+        host_match_s += sl->host_match_s;
+        calls += sl->calls;
+        wide_calls += sl->wide_calls;
+        reduce_calls += sl->reduce_calls;
+        work += sl->work;
+        bytes_up += sl->bytes_up;
+        bytes_down += sl->bytes_down;
     }
     if (ce->verbose && ce->begins) {
-        const double dev_ms = ce->prof_ms[P_NARROW] + ce->prof_ms[P_WIDE];
+        const double dev_ms = all.ms[P_NARROW] + all.ms[P_WIDE];
         fprintf(stderr,
-                "opencl: %ld blocks (%.1f ms on the host), %ld match calls (%ld wide, %ld with "
-                "reduce_chunks; %.1f ms on the host, %.1f us per call); %.1f MB up, %.1f MB "
-                "down; %.3g comparisons, %.2f G/s in the match kernels\n",
-                ce->begins, ce->host_begin_s * 1e3, ce->calls, ce->wide_calls, ce->reduce_calls,
-                ce->host_match_s * 1e3, ce->calls ? ce->host_match_s * 1e6 / ce->calls : 0.0,
-                ce->bytes_up / 1e6, ce->bytes_down / 1e6, ce->work,
-                dev_ms > 0 ? ce->work / dev_ms * 1e-6 : 0.0);
-        fprintf(stderr, "opencl: device time:");
+                "opencl: %d host threads; %ld blocks (%.1f ms on the host), %ld match calls (%ld "
+                "wide, %ld with reduce_chunks; %.1f thread-ms on the host, %.1f us per call); "
+                "%.1f MB up, %.1f MB down; %.3g comparisons, %.2f G/s in the match kernels\n",
+                ce->nslots, ce->begins, ce->host_begin_s * 1e3, calls, wide_calls, reduce_calls,
+                host_match_s * 1e3, calls ? host_match_s * 1e6 / calls : 0.0, bytes_up / 1e6,
+                bytes_down / 1e6, work, dev_ms > 0 ? work / dev_ms * 1e-6 : 0.0);
+        fprintf(stderr, "opencl: device time (kernels of different threads overlap):");
         for (int k = 0; k < NPROF; k++)
-            if (ce->prof_n[k])
+            if (all.n[k])
                 fprintf(stderr, "%s %s %.1f ms (%ld, %.1f us each)", k ? "," : "", prof_name[k],
-                        ce->prof_ms[k], ce->prof_n[k], ce->prof_ms[k] * 1e3 / ce->prof_n[k]);
+                        all.ms[k], all.n[k], all.ms[k] * 1e3 / all.n[k]);
         fprintf(stderr, "\n");
     }
-    cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk,   &ce->stage,  &ce->res,
-                      &ce->part, &ce->out,   &ce->nodes, &ce->groups, &ce->info};
+    for (int i = 0; i < ce->nslots; i++)
+        slot_release(&ce->slots[i]);
+    free(ce->slots);
+    cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk, &ce->stage, &ce->nodes, &ce->groups,
+                      &ce->info};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         release_mem(mems[i]);
-    cl_kernel ks[] = {ce->k_append, ce->k_match[0], ce->k_match[1], ce->k_reduce};
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
-        if (ks[i])
-            clReleaseKernel(ks[i]);
+    if (ce->k_append)
+        clReleaseKernel(ce->k_append);
     if (ce->prog)
         clReleaseProgram(ce->prog);
     if (ce->q)
@@ -383,7 +456,9 @@ static void ocl_destroy(void *state)
         clReleaseContext(ce->ctx);
     free(ce->blk_host);
     free(ce->stage_host);
-    free(ce->res_host);
+    pthread_mutex_destroy(&ce->lock);
+    pthread_cond_destroy(&ce->freed);
+    pthread_mutex_destroy(&ce->fail_lock);
     free(ce);
 }
 
@@ -423,15 +498,37 @@ static int build(ocl *ce)
         return MMP_EENGINE;
     }
     ce->build_s = now_s() - t0;
-    static const char *const names[4] = {"append_elements", "match_narrow", "match_wide",
-                                         "reduce_chunks"};
-    cl_kernel *ks[4] = {&ce->k_append, &ce->k_match[0], &ce->k_match[1], &ce->k_reduce};
-    for (int i = 0; i < 4; i++) {
+    ce->k_append = clCreateKernel(ce->prog, "append_elements", &e);
+    if (e != CL_SUCCESS)
+        return fail(ce, e, "append_elements");
+    return 0;
+}
+
+/* A slot's queue, kernels and per-call buffers (part comes with the
+ * dictionary, in alloc_groups). */
+static int slot_create(ocl *ce, slot *sl)
+{
+    cl_int e;
+    sl->q = clCreateCommandQueue(ce->ctx, ce->dev, ce->verbose ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    if (e != CL_SUCCESS)
+        return fail(ce, e, "clCreateCommandQueue");
+    static const char *const names[3] = {"match_narrow", "match_wide", "reduce_chunks"};
+    cl_kernel *ks[3] = {&sl->k_match[0], &sl->k_match[1], &sl->k_reduce};
+    for (int i = 0; i < 3; i++) {
         *ks[i] = clCreateKernel(ce->prog, names[i], &e);
         if (e != CL_SUCCESS)
             return fail(ce, e, names[i]);
     }
-    return 0;
+    sl->res_host = malloc(sizeof(int32_t) * (MAXM + 1) * LEAF_MAX);
+    if (!sl->res_host)
+        return MMP_ENOMEM;
+    sl->res = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY, sizeof(int32_t) * (MAXM + 1) * LEAF_MAX,
+                             NULL, &e);
+    if (e == CL_SUCCESS)
+        sl->out = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE,
+                                 sizeof(mmp_match) * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B),
+                                 NULL, &e);
+    return e == CL_SUCCESS ? 0 : fail(ce, e, "clCreateBuffer");
 }
 
 /* The node table of every leaf shape, uploaded once. */
@@ -480,6 +577,10 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
     if (!ce)
         return MMP_ENOMEM;
     *state = NULL;
+    pthread_mutex_init(&ce->lock, NULL);
+    pthread_cond_init(&ce->freed, NULL);
+    pthread_mutex_init(&ce->fail_lock, NULL);
+    atomic_init(&ce->failed, 0);
     ce->verbose = cfg->verbose;
     snprintf(ce->name, sizeof ce->name, "no device");
 
@@ -526,24 +627,23 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
     if ((err = build(ce)) || (err = upload_nodes(ce)))
         goto out;
 
-    ce->res_host = malloc(sizeof(int32_t) * (MAXM + 1) * LEAF_MAX);
-    if (!ce->res_host) {
+    /* A slot for each host thread of the search. */
+    ce->nslots = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+    ce->nslots = ce->nslots < 1 ? 1 : ce->nslots > MAX_SLOTS ? MAX_SLOTS : ce->nslots;
+    ce->slots = calloc((size_t)ce->nslots, sizeof(slot));
+    if (!ce->slots) {
         err = MMP_ENOMEM;
         goto out;
     }
-    ce->res = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY, sizeof(int32_t) * (MAXM + 1) * LEAF_MAX,
-                             NULL, &e);
-    if (e == CL_SUCCESS)
-        ce->out = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE,
-                                 sizeof(mmp_match) * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B),
-                                 NULL, &e);
-    if (e != CL_SUCCESS) {
-        err = fail(ce, e, "clCreateBuffer");
-        goto out;
+    for (int i = 0; i < ce->nslots; i++) {
+        if ((err = slot_create(ce, &ce->slots[i])))
+            goto out;
+        ce->free_list[ce->nfree++] = i;
     }
     if (ce->verbose)
-        fprintf(stderr, "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f ms\n",
-                ce->name, ce->wg, ce->vec, ce->build_s * 1e3);
+        fprintf(stderr, "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
+                        "ms, %d host threads\n",
+                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->nslots);
 out:
     if (err) {
         ocl_destroy(ce);
@@ -611,9 +711,9 @@ static int alloc_groups(ocl *ce, int cap)
     if (e == CL_SUCCESS)
         ce->info = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                   sizeof(cl_int) * 2 * NODE_TABLE, info, &e);
-    if (e == CL_SUCCESS)
-        ce->part = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE, sizeof(mmp_match) * MAXM * most,
-                                  NULL, &e);
+    for (int i = 0; i < ce->nslots && e == CL_SUCCESS; i++)
+        ce->slots[i].part = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE,
+                                           sizeof(mmp_match) * MAXM * most, NULL, &e);
     free(groups);
     free(info);
     return e == CL_SUCCESS ? 0 : fail(ce, e, "work-group tables");
@@ -623,9 +723,11 @@ static int alloc_groups(ocl *ce, int cap)
 static int alloc_dict(ocl *ce, int cap)
 {
     cl_int e;
-    cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk, &ce->part, &ce->groups, &ce->info};
+    cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk, &ce->groups, &ce->info};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         release_mem(mems[i]);
+    for (int i = 0; i < ce->nslots; i++)
+        release_mem(&ce->slots[i].part);
     free(ce->blk_host);
     ce->cap = 0;
     ce->pitch = (cap + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
@@ -697,13 +799,7 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     const double t0 = now_s();
     cl_int e;
     int err;
-    if (ce->pending) {
-        /* The host copies are about to be overwritten. */
-        if ((e = clFinish(ce->q)) != CL_SUCCESS)
-            return fail(ce, e, "clFinish");
-        ce->pending = 0;
-    }
-    collect(ce);
+    collect(&ce->pf);
 
     const mmp_dict *d = t->dict;
     int reset = d != ce->host_dict || d->cap != ce->cap;
@@ -747,20 +843,19 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
         at += (int)len;
     }
 
-    cl_event *ev = event_for(ce, P_COSTS);
+    cl_event *ev = event_for(ce, &ce->pf, ce->q, P_COSTS);
     e = clEnqueueWriteBuffer(ce->q, ce->blk, CL_FALSE, 0, sizeof(int32_t) * off, h, 0, NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(ce, ev);
+        drop_event(&ce->pf, ev);
         return fail(ce, e, "write costs");
     }
-    ce->pending = 1;
     ce->bytes_up += sizeof(int32_t) * off;
     if (total) {
-        ev = event_for(ce, P_STAGE);
+        ev = event_for(ce, &ce->pf, ce->q, P_STAGE);
         e = clEnqueueWriteBuffer(ce->q, ce->stage, CL_FALSE, 0, sizeof(int32_t) * total,
                                  ce->stage_host, 0, NULL, ev);
         if (e != CL_SUCCESS) {
-            drop_event(ce, ev);
+            drop_event(&ce->pf, ev);
             return fail(ce, e, "write new elements");
         }
         ce->bytes_up += sizeof(int32_t) * total;
@@ -775,10 +870,10 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
         if (e != CL_SUCCESS)
             return fail(ce, CL_INVALID_KERNEL_ARGS, "append_elements arguments");
         const size_t global = (total + 63) / 64 * 64;
-        ev = event_for(ce, P_APPEND);
+        ev = event_for(ce, &ce->pf, ce->q, P_APPEND);
         e = clEnqueueNDRangeKernel(ce->q, ce->k_append, 1, NULL, &global, NULL, 0, NULL, ev);
         if (e != CL_SUCCESS) {
-            drop_event(ce, ev);
+            drop_event(&ce->pf, ev);
             return fail(ce, e, "append_elements");
         }
     }
@@ -787,45 +882,62 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     /* The arguments that stay for the block. */
     const cl_long lambda = t->lambda_q8;
     const cl_int pitch = ce->pitch;
-    for (int w = 0; w < 2; w++) {
-        cl_kernel k = ce->k_match[w];
-        e = clSetKernelArg(k, 0, sizeof(cl_mem), &ce->dict);
-        e |= clSetKernelArg(k, 1, sizeof(cl_mem), &ce->norms);
-        e |= clSetKernelArg(k, 2, sizeof(cl_mem), &ce->blk);
-        e |= clSetKernelArg(k, 3, sizeof(cl_mem), &ce->res);
-        e |= clSetKernelArg(k, 4, sizeof(cl_mem), &ce->nodes);
-        e |= clSetKernelArg(k, 6, sizeof(cl_mem), &ce->groups);
-        e |= clSetKernelArg(k, 12, sizeof(cl_long), &lambda);
-        e |= clSetKernelArg(k, 13, sizeof(cl_int), &pitch);
+    for (int i = 0; i < ce->nslots; i++) {
+        slot *sl = &ce->slots[i];
+        for (int w = 0; w < 2; w++) {
+            cl_kernel k = sl->k_match[w];
+            e = clSetKernelArg(k, 0, sizeof(cl_mem), &ce->dict);
+            e |= clSetKernelArg(k, 1, sizeof(cl_mem), &ce->norms);
+            e |= clSetKernelArg(k, 2, sizeof(cl_mem), &ce->blk);
+            e |= clSetKernelArg(k, 3, sizeof(cl_mem), &sl->res);
+            e |= clSetKernelArg(k, 4, sizeof(cl_mem), &ce->nodes);
+            e |= clSetKernelArg(k, 6, sizeof(cl_mem), &ce->groups);
+            e |= clSetKernelArg(k, 12, sizeof(cl_long), &lambda);
+            e |= clSetKernelArg(k, 13, sizeof(cl_int), &pitch);
+            if (e != CL_SUCCESS)
+                return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
+        }
+        e = clSetKernelArg(sl->k_reduce, 0, sizeof(cl_mem), &sl->part);
+        e |= clSetKernelArg(sl->k_reduce, 1, sizeof(cl_mem), &ce->info);
+        e |= clSetKernelArg(sl->k_reduce, 6, sizeof(cl_mem), &sl->out);
         if (e != CL_SUCCESS)
-            return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
+            return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
     }
-    e = clSetKernelArg(ce->k_reduce, 0, sizeof(cl_mem), &ce->part);
-    e |= clSetKernelArg(ce->k_reduce, 1, sizeof(cl_mem), &ce->info);
-    e |= clSetKernelArg(ce->k_reduce, 6, sizeof(cl_mem), &ce->out);
-    if (e != CL_SUCCESS)
-        return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
+    /* The slots' queues must see this block's tables; the host copies may
+     * be rewritten at the next block. */
+    if ((e = clFinish(ce->q)) != CL_SUCCESS)
+        return fail(ce, e, "clFinish");
     ce->begins++;
     ce->host_begin_s += now_s() - t0;
     return 0;
 }
 
-static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig,
-                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
-                     mmp_match *out)
+static slot *slot_get(ocl *ce)
 {
-    ocl *ce = state;
-    (void)t;
-    if (ce->failed)
-        return MMP_EENGINE;
-    if (nmodes < 1 || nmodes > MAXM || lh < 0 || lh > MMP_LOG2B || lw < 0 || lw > MMP_LOG2B ||
-        !ce->cap)
-        return MMP_EINVAL;
+    pthread_mutex_lock(&ce->lock);
+    while (ce->nfree == 0)
+        pthread_cond_wait(&ce->freed, &ce->lock);
+    slot *sl = &ce->slots[ce->free_list[--ce->nfree]];
+    pthread_mutex_unlock(&ce->lock);
+    return sl;
+}
+
+static void slot_put(ocl *ce, slot *sl)
+{
+    pthread_mutex_lock(&ce->lock);
+    ce->free_list[ce->nfree++] = (int)(sl - ce->slots);
+    pthread_cond_signal(&ce->freed);
+    pthread_mutex_unlock(&ce->lock);
+}
+
+static int slot_match(ocl *ce, slot *sl, const int32_t *orig, const int32_t *pred, int nmodes,
+                      const uint8_t *real, int lh, int lw, mmp_match *out)
+{
     const double t0 = now_s();
     const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
 
     /* Residuals before clipping, and the largest of them. */
-    int32_t *r = ce->res_host;
+    int32_t *r = sl->res_host;
     int64_t maxr = 0;
     for (int m = 0; m < nmodes; m++)
         for (int i = 0; i < area; i++) {
@@ -846,14 +958,13 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
     const int direct = ce->direct[lh][lw], ngroups = ce->ngroups[lh][lw];
 
     cl_int e;
-    cl_event *ev = event_for(ce, P_RES);
-    e = clEnqueueWriteBuffer(ce->q, ce->res, CL_FALSE, 0, sizeof(int32_t) * nres, r, 0, NULL, ev);
+    cl_event *ev = event_for(ce, &sl->pf, sl->q, P_RES);
+    e = clEnqueueWriteBuffer(sl->q, sl->res, CL_FALSE, 0, sizeof(int32_t) * nres, r, 0, NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(ce, ev);
+        drop_event(&sl->pf, ev);
         return fail(ce, e, "write residuals");
     }
-    ce->pending = 1;
-    cl_kernel k = ce->k_match[wide];
+    cl_kernel k = sl->k_match[wide];
     const cl_int nbase = ce->node_base[lh][lw], gbase = ce->group_base[lh][lw];
     const cl_int clh = lh, clw = lw, cnm = nmodes, cmask = masked, ccount = count;
     const cl_int cngroups = ngroups, stride = direct ? count : ngroups;
@@ -863,55 +974,78 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
     e |= clSetKernelArg(k, 9, sizeof(cl_int), &clw);
     e |= clSetKernelArg(k, 10, sizeof(cl_int), &cnm);
     e |= clSetKernelArg(k, 11, sizeof(cl_int), &cmask);
-    e |= clSetKernelArg(k, 14, sizeof(cl_mem), direct ? &ce->out : &ce->part);
+    e |= clSetKernelArg(k, 14, sizeof(cl_mem), direct ? &sl->out : &sl->part);
     e |= clSetKernelArg(k, 15, sizeof(cl_int), &stride);
     if (e != CL_SUCCESS)
         return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
     const size_t global = (size_t)ngroups * ce->wg, local = ce->wg;
-    ev = event_for(ce, wide ? P_WIDE : P_NARROW);
-    e = clEnqueueNDRangeKernel(ce->q, k, 1, NULL, &global, &local, 0, NULL, ev);
+    ev = event_for(ce, &sl->pf, sl->q, wide ? P_WIDE : P_NARROW);
+    e = clEnqueueNDRangeKernel(sl->q, k, 1, NULL, &global, &local, 0, NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(ce, ev);
+        drop_event(&sl->pf, ev);
         return fail(ce, e, wide ? "match_wide" : "match_narrow");
     }
     if (!direct) {
-        e = clSetKernelArg(ce->k_reduce, 2, sizeof(cl_int), &nbase);
-        e |= clSetKernelArg(ce->k_reduce, 3, sizeof(cl_int), &cngroups);
-        e |= clSetKernelArg(ce->k_reduce, 4, sizeof(cl_int), &ccount);
-        e |= clSetKernelArg(ce->k_reduce, 5, sizeof(cl_int), &cnm);
+        e = clSetKernelArg(sl->k_reduce, 2, sizeof(cl_int), &nbase);
+        e |= clSetKernelArg(sl->k_reduce, 3, sizeof(cl_int), &cngroups);
+        e |= clSetKernelArg(sl->k_reduce, 4, sizeof(cl_int), &ccount);
+        e |= clSetKernelArg(sl->k_reduce, 5, sizeof(cl_int), &cnm);
         if (e != CL_SUCCESS)
             return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
         const size_t rglobal = ((size_t)nmodes * count + 63) / 64 * 64;
-        ev = event_for(ce, P_REDUCE);
-        e = clEnqueueNDRangeKernel(ce->q, ce->k_reduce, 1, NULL, &rglobal, NULL, 0, NULL, ev);
+        ev = event_for(ce, &sl->pf, sl->q, P_REDUCE);
+        e = clEnqueueNDRangeKernel(sl->q, sl->k_reduce, 1, NULL, &rglobal, NULL, 0, NULL, ev);
         if (e != CL_SUCCESS) {
-            drop_event(ce, ev);
+            drop_event(&sl->pf, ev);
             return fail(ce, e, "reduce_chunks");
         }
-        ce->reduce_calls++;
+        sl->reduce_calls++;
     }
     const size_t nout = sizeof(mmp_match) * nmodes * count;
-    ev = event_for(ce, P_READ);
-    e = clEnqueueReadBuffer(ce->q, ce->out, CL_TRUE, 0, nout, out, 0, NULL, ev);
+    ev = event_for(ce, &sl->pf, sl->q, P_READ);
+    /* Blocking: it also waits for the write of res_host. */
+    e = clEnqueueReadBuffer(sl->q, sl->out, CL_TRUE, 0, nout, out, 0, NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(ce, ev);
+        drop_event(&sl->pf, ev);
+        clFinish(sl->q);
         return fail(ce, e, "read results");
     }
-    ce->pending = 0;
     if (ce->verbose) {
-        collect(ce);
+        collect(&sl->pf);
         long n = 0;
         for (int a = 0; a <= lh; a++)
             for (int b = 0; b <= lw; b++)
                 n += ce->dev_n[mmp_scale(a, b)];
-        ce->work += (double)n * area * nmodes;
+        sl->work += (double)n * area * nmodes;
     }
-    ce->calls++;
-    ce->wide_calls += wide;
-    ce->bytes_up += sizeof(int32_t) * nres;
-    ce->bytes_down += nout;
-    ce->host_match_s += now_s() - t0;
+    sl->calls++;
+    sl->wide_calls += wide;
+    sl->bytes_up += sizeof(int32_t) * nres;
+    sl->bytes_down += nout;
+    sl->host_match_s += now_s() - t0;
     return 0;
+}
+
+static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig,
+                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                     mmp_match *out)
+{
+    ocl *ce = state;
+    (void)t;
+    if (ce->failed)
+        return MMP_EENGINE;
+    if (nmodes < 1 || nmodes > MAXM || lh < 0 || lh > MMP_LOG2B || lw < 0 || lw > MMP_LOG2B ||
+        !ce->cap)
+        return MMP_EINVAL;
+    slot *sl = slot_get(ce);
+    const int err = slot_match(ce, sl, orig, pred, nmodes, real, lh, lw, out);
+    slot_put(ce, sl);
+    return err;
+}
+
+static int ocl_concurrency(void *state)
+{
+    return ((ocl *)state)->nslots;
 }
 
 const mmp_engine_ops mmp_engine_opencl = {
@@ -920,4 +1054,5 @@ const mmp_engine_ops mmp_engine_opencl = {
     .destroy = ocl_destroy,
     .begin_block = ocl_begin_block,
     .match = ocl_match,
+    .concurrency = ocl_concurrency,
 };

@@ -60,6 +60,11 @@ typedef struct mmp_engine_ops {
     int (*match)(void *state, const mmp_search_tables *t, const int32_t *orig,
                  const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                  mmp_match *out);
+    /* How many threads may call match() at the same time (NULL: one). When
+     * more than one, the search runs independent options of the prediction
+     * tree as OpenMP tasks on that many threads, and match() is called from
+     * inside that parallel region (it may spawn tasks of its own). */
+    int (*concurrency)(void *state);
 } mmp_engine_ops;
 
 /* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */

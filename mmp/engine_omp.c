@@ -1,30 +1,21 @@
 /*
- * The OpenMP engine: the seq engine's node search (mmp/engine_match.h),
- * spread over a persistent team of threads.
+ * The OpenMP engine: the seq engine's node search (mmp/engine_match.h) on
+ * every core, at two levels.
  *
- * match() cuts its (mode x residual node) searches into tasks of similar
- * estimated cost, largest nodes first, and the team claims them one at a
- * time, so it stays busy past ten threads even when only a few modes are
- * left to search. Calls too small to repay the hand-over run on the calling
- * thread alone. begin_block() spreads the copy of the dictionary in sum
- * order over chunks of every scale that grew, and the rates of every scale.
+ * The search (mmp/search.c) runs the independent options of the prediction
+ * tree (leaf, horizontal split, vertical split of every node) as OpenMP
+ * tasks, up to `threads` of them at once, each calling match() for its own
+ * leaves: this engine reports that concurrency. Inside a match() call the
+ * (mode x residual node) searches are cut into tasks of similar estimated
+ * cost, largest nodes first, and handed to the same team as a taskloop, so a
+ * large leaf does not hold up the options waiting for it. Calls too small to
+ * repay the hand-over run on the calling thread. begin_block() copies the
+ * dictionary in sum order, in chunks of every scale that grew, and computes
+ * the rates of every scale, as a parallel loop.
  *
  * Each node's result depends only on the node and the frozen tables, so the
  * output is that of seq whatever the thread count or the schedule.
- *
- * The team is one OpenMP parallel region that lives as long as the engine,
- * hosted by a helper thread; the calling thread joins in as thread 0 for
- * each job. A job is a count of tasks behind one atomic word (generation,
- * tasks left): threads claim tasks by compare-and-swap, and the caller waits
- * only for the tasks that were claimed, never for a thread that has not
- * woken up yet. (A parallel region per call would end in a barrier over the
- * whole team, which costs a lot where cores are shared or oversubscribed.)
- * Idle threads spin for a few tens of microseconds, then sleep on a
- * condition variable.
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +28,19 @@
 
 /*
  * Cost model, in units of one residual sample (about 0.1 us on a 2020s
- * core): a node of n samples costs n + 1. A call runs on the team from
+ * core): a node of n samples costs n + 1. A call is split into tasks from
  * PAR_MIN_COST on; tasks hold up to TASK_COST << 2L for a granularity level
- * L picked per call so that every thread gets several tasks.
+ * L picked per call so that every thread could get a few tasks.
  */
-#define PAR_MIN_COST 256
-#define TASK_COST 64
+#define PAR_MIN_COST 1024
+#define TASK_COST 128
 #define LEVELS 4
-#define TASKS_PER_THREAD 16
+#define TASKS_PER_THREAD 4
 /* begin_block: samples per copy task, rates per rate task, and the least
  * work (samples plus rates) worth the team. */
 #define COPY_CHUNK 8192
 #define RATE_CHUNK 4096
 #define BEGIN_PAR_MIN 32768
-/* Idle polls (about 30 ns each) before a thread sleeps or yields. */
-#define SPIN 2000
 
 typedef struct node {
     uint8_t a, b, y0, x0; /* scale and position of a residual node */
@@ -73,21 +62,18 @@ typedef struct begin_task {
     int k, lo, hi, copy;
 } begin_task;
 
-/* One thread's own data, alone on its cache lines. */
+/* One thread's own counters, alone on their cache lines. */
 typedef struct thread_data {
     _Alignas(64) int64_t min_rate[MMP_NSCALES];
-    uint64_t tasks;
+    uint64_t tasks, calls_par, calls_seq;
+    double match_s;
 } thread_data;
 
-enum { JOB_MATCH, JOB_BEGIN };
-
-/* What the caller publishes; threads read it only after claiming a task. */
+/* One match() call, shared with its tasks. */
 typedef struct job {
-    int kind;
-    int ntasks;
-    /* JOB_MATCH */
     const plan *plan;
     const uint16_t *bound;
+    const mmp_sorted *sd;
     const mmp_search_tables *t;
     const int32_t *orig, *pred;
     const uint8_t *real;
@@ -96,38 +82,17 @@ typedef struct job {
 } job;
 
 typedef struct omp_state {
-    _Alignas(64) _Atomic uint64_t next; /* generation << 32 | tasks left */
-    _Alignas(64) _Atomic int done;      /* tasks finished, summed when a thread runs dry */
-    _Alignas(64) _Atomic int sleepers;
-    _Atomic int quit;
-    _Atomic int exited; /* threads out of worker() */
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    pthread_t host;
-    int host_started;
-    uint32_t gen;
-
-    _Alignas(64) job job;
     mmp_sorted sd;
     int threads;
     int verbose;
-    thread_data *td;
+    thread_data *td; /* threads entries */
     plan plans[MMP_NLOG][MMP_NLOG];
     void *plan_mem;
     begin_task *btasks;
     int nbtasks_cap;
-    uint64_t calls_seq, calls_par, wakes, blocks;
-    double match_s, begin_s;
+    uint64_t blocks;
+    double begin_s;
 } omp_state;
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* ------------------------------------------------------------ plans */
 
@@ -199,129 +164,34 @@ static int build_plans(omp_state *s)
 
 /* ------------------------------------------------------------ tasks */
 
-static void run_match_task(omp_state *s, int item)
+static void run_match_task(const job *j, int item)
 {
-    const job *j = &s->job;
     const int task = item / j->nmodes, m = item % j->nmodes;
     const int area = 1 << (j->lh + j->lw), count = mmp_match_count(j->lh, j->lw);
     const int32_t *pm = j->pred + (long)m * area;
     mmp_match *om = j->out + (long)m * count;
     for (int q = j->bound[task]; q < j->bound[task + 1]; q++) {
         const node *n = &j->plan->nodes[q];
-        mmp_match_node(&s->sd, j->t, j->orig, pm, j->real, j->lw, n->a, n->b, n->y0, n->x0,
+        mmp_match_node(j->sd, j->t, j->orig, pm, j->real, j->lw, n->a, n->b, n->y0, n->x0,
                        om + n->off);
     }
 }
 
-static void run_begin_task(omp_state *s, int item, int tid)
+static void run_begin_task(omp_state *s, const mmp_search_tables *t, int item, int tid)
 {
     const begin_task *bt = &s->btasks[item];
     if (bt->copy)
-        mmp_sorted_copy(&s->sd, s->job.t, bt->k, bt->lo, bt->hi);
-    int64_t m = mmp_sorted_rates(&s->sd, s->job.t, bt->k, bt->lo, bt->hi);
+        mmp_sorted_copy(&s->sd, t, bt->k, bt->lo, bt->hi);
+    int64_t m = mmp_sorted_rates(&s->sd, t, bt->k, bt->lo, bt->hi);
     int64_t *mr = &s->td[tid].min_rate[bt->k];
     *mr = m < *mr ? m : *mr;
 }
 
-static void run_task(omp_state *s, int item, int tid)
+/* The calling thread's counters (thread 0 outside a parallel region). */
+static thread_data *my_data(omp_state *s)
 {
-    if (s->job.kind == JOB_MATCH)
-        run_match_task(s, item);
-    else
-        run_begin_task(s, item, tid);
-}
-
-/* Claim and run tasks of generation gen until none is left; returns how many. */
-static int drain(omp_state *s, uint32_t gen, int tid)
-{
-    int n = 0;
-    uint64_t v = atomic_load_explicit(&s->next, memory_order_relaxed);
-    while ((uint32_t)(v >> 32) == gen && (uint32_t)v != 0) {
-        if (atomic_compare_exchange_weak_explicit(&s->next, &v, v - 1, memory_order_acquire,
-                                                  memory_order_relaxed)) {
-            /* The job cannot change before this task is done. */
-            run_task(s, s->job.ntasks - (int)(uint32_t)v, tid);
-            n++;
-            v = atomic_load_explicit(&s->next, memory_order_relaxed);
-        }
-    }
-    s->td[tid].tasks += (uint64_t)n;
-    return n;
-}
-
-/* ------------------------------------------------------------ the team */
-
-/* The next word whose generation is not `seen`, or any once quit is set. */
-static uint64_t wait_job(omp_state *s, uint32_t seen)
-{
-    uint64_t v;
-    for (int i = 0; i < SPIN; i++) {
-        v = atomic_load_explicit(&s->next, memory_order_relaxed);
-        if ((uint32_t)(v >> 32) != seen || atomic_load_explicit(&s->quit, memory_order_relaxed))
-            return v;
-        cpu_relax();
-    }
-    pthread_mutex_lock(&s->lock);
-    atomic_fetch_add(&s->sleepers, 1);
-    while ((uint32_t)((v = atomic_load(&s->next)) >> 32) == seen && !atomic_load(&s->quit))
-        pthread_cond_wait(&s->wake, &s->lock);
-    atomic_fetch_sub(&s->sleepers, 1);
-    pthread_mutex_unlock(&s->lock);
-    return v;
-}
-
-static void worker(omp_state *s, int tid)
-{
-    uint32_t seen = 0;
-    for (;;) {
-        uint64_t v = wait_job(s, seen);
-        if (atomic_load_explicit(&s->quit, memory_order_relaxed)) {
-            atomic_fetch_add_explicit(&s->exited, 1, memory_order_release);
-            return;
-        }
-        seen = (uint32_t)(v >> 32);
-        int n = drain(s, seen, tid);
-        if (n)
-            atomic_fetch_add_explicit(&s->done, n, memory_order_release);
-    }
-}
-
-static void *host_team(void *arg)
-{
-    omp_state *s = arg;
-#pragma omp parallel num_threads(s->threads - 1)
-    worker(s, omp_get_thread_num() + 1);
-    return NULL;
-}
-
-/* Run s->job's ntasks tasks on the team and the calling thread. */
-static void run_job(omp_state *s, int ntasks)
-{
-    s->job.ntasks = ntasks;
-    atomic_store_explicit(&s->done, 0, memory_order_relaxed);
-    if (++s->gen == 0)
-        s->gen = 1;
-    atomic_store(&s->next, (uint64_t)s->gen << 32 | (uint32_t)ntasks);
-    if (atomic_load(&s->sleepers) > 0) {
-        s->wakes++;
-        pthread_mutex_lock(&s->lock);
-        pthread_cond_broadcast(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-    }
-    const int others = ntasks - drain(s, s->gen, 0);
-    for (int i = 0; atomic_load_explicit(&s->done, memory_order_acquire) != others; i++) {
-        if (i < SPIN)
-            cpu_relax();
-        else
-            sched_yield();
-    }
-}
-
-static void run_inline(omp_state *s, int ntasks)
-{
-    s->job.ntasks = ntasks;
-    for (int i = 0; i < ntasks; i++)
-        run_task(s, i, 0);
+    const int tid = omp_get_thread_num();
+    return &s->td[tid < s->threads ? tid : 0];
 }
 
 /* ------------------------------------------------------------ engine */
@@ -331,30 +201,23 @@ static void omp_destroy(void *state)
     omp_state *s = state;
     if (!s)
         return;
-    if (s->host_started) {
-        atomic_store(&s->quit, 1);
-        pthread_mutex_lock(&s->lock);
-        pthread_cond_broadcast(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-        pthread_join(s->host, NULL);
-        /* The end of the team's region already orders the threads' last
-         * accesses before the join; this says so in C11 terms (and to TSan,
-         * which does not see into libgomp). */
-        (void)atomic_load_explicit(&s->exited, memory_order_acquire);
-    }
     if (s->verbose && s->td) {
+        uint64_t par = 0, seq = 0;
+        double ms = 0;
+        for (int i = 0; i < s->threads; i++) {
+            par += s->td[i].calls_par;
+            seq += s->td[i].calls_seq;
+            ms += s->td[i].match_s;
+        }
         fprintf(stderr,
-                "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f s, "
-                "%llu calls on the team (%llu woke it), %llu alone; tasks per thread:",
-                s->threads, (unsigned long long)s->blocks, s->begin_s, s->match_s,
-                (unsigned long long)s->calls_par, (unsigned long long)s->wakes,
-                (unsigned long long)s->calls_seq);
+                "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f thread-s, "
+                "%llu calls split into tasks, %llu whole; node tasks run per thread:",
+                s->threads, (unsigned long long)s->blocks, s->begin_s, ms,
+                (unsigned long long)par, (unsigned long long)seq);
         for (int i = 0; i < s->threads; i++)
             fprintf(stderr, " %llu", (unsigned long long)s->td[i].tasks);
         fprintf(stderr, "\n");
     }
-    pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->wake);
     mmp_sorted_free(&s->sd);
     free(s->plan_mem);
     free(s->td);
@@ -364,17 +227,9 @@ static void omp_destroy(void *state)
 
 static int omp_create(void **state, const mmp_engine_config *cfg)
 {
-    omp_state *s = aligned_alloc(64, sizeof(omp_state));
+    omp_state *s = calloc(1, sizeof(omp_state));
     if (!s)
         return MMP_ENOMEM;
-    memset(s, 0, sizeof(*s));
-    atomic_init(&s->next, 0);
-    atomic_init(&s->done, 0);
-    atomic_init(&s->sleepers, 0);
-    atomic_init(&s->quit, 0);
-    atomic_init(&s->exited, 0);
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
     s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
     if (s->threads < 1)
         s->threads = 1;
@@ -386,14 +241,13 @@ static int omp_create(void **state, const mmp_engine_config *cfg)
         return err;
     }
     memset(s->td, 0, sizeof(thread_data) * s->threads);
-    if (s->threads > 1) {
-        if (pthread_create(&s->host, NULL, host_team, s) == 0)
-            s->host_started = 1;
-        else
-            s->threads = 1; /* no team: the calling thread does everything */
-    }
     *state = s;
     return 0;
+}
+
+static int omp_concurrency(void *state)
+{
+    return ((omp_state *)state)->threads;
 }
 
 static int omp_begin_block(void *state, const mmp_search_tables *t)
@@ -430,12 +284,11 @@ static int omp_begin_block(void *state, const mmp_search_tables *t)
     for (int i = 0; i < s->threads; i++)
         for (int k = 0; k < MMP_NSCALES; k++)
             s->td[i].min_rate[k] = INT64_MAX;
-    s->job.kind = JOB_BEGIN;
-    s->job.t = t;
-    if (s->threads > 1 && work >= BEGIN_PAR_MIN)
-        run_job(s, ntasks);
-    else
-        run_inline(s, ntasks);
+    const int team = s->threads > 1 && work >= BEGIN_PAR_MIN;
+#pragma omp parallel for num_threads(s->threads) if (team) schedule(dynamic, 1) default(none) \
+    shared(s, t, ntasks)
+    for (int i = 0; i < ntasks; i++)
+        run_begin_task(s, t, i, omp_get_thread_num());
     mmp_sorted_commit(&s->sd, t);
     for (int k = 0; k < MMP_NSCALES; k++) {
         int64_t m = INT64_MAX;
@@ -455,36 +308,43 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
                      mmp_match *out)
 {
     omp_state *s = state;
+    thread_data *td = my_data(s);
     const double t0 = s->verbose ? omp_get_wtime() : 0;
     const plan *p = &s->plans[lh][lw];
     const long cost = (long)nmodes * p->cost;
-    const int team = s->threads > 1 && cost >= PAR_MIN_COST;
+    const int split = s->threads > 1 && cost >= PAR_MIN_COST && omp_in_parallel();
     /* The coarsest split that still gives every thread a few tasks. */
     int level = LEVELS - 1;
-    if (team)
+    if (split)
         while (level > 0 && (long)nmodes * p->ntask[level] < (long)TASKS_PER_THREAD * s->threads)
             level--;
-    job *j = &s->job;
-    j->kind = JOB_MATCH;
-    j->plan = p;
-    j->bound = p->bound[level];
-    j->t = t;
-    j->orig = orig;
-    j->pred = pred;
-    j->real = real;
-    j->nmodes = nmodes;
-    j->lh = lh;
-    j->lw = lw;
-    j->out = out;
-    if (team) {
-        run_job(s, nmodes * p->ntask[level]);
-        s->calls_par++;
+    const job j = {.plan = p,
+                   .bound = p->bound[level],
+                   .sd = &s->sd,
+                   .t = t,
+                   .orig = orig,
+                   .pred = pred,
+                   .real = real,
+                   .nmodes = nmodes,
+                   .lh = lh,
+                   .lw = lw,
+                   .out = out};
+    const int ntasks = nmodes * p->ntask[level];
+    if (split) {
+#pragma omp taskloop grainsize(1) default(none) shared(j, s) firstprivate(ntasks)
+        for (int i = 0; i < ntasks; i++) {
+            run_match_task(&j, i);
+            my_data(s)->tasks++;
+        }
+        td->calls_par++;
     } else {
-        run_inline(s, nmodes * p->ntask[level]);
-        s->calls_seq++;
+        for (int i = 0; i < ntasks; i++)
+            run_match_task(&j, i);
+        td->tasks += (uint64_t)ntasks;
+        td->calls_seq++;
     }
     if (s->verbose)
-        s->match_s += omp_get_wtime() - t0;
+        td->match_s += omp_get_wtime() - t0;
     return 0;
 }
 
@@ -494,4 +354,5 @@ const mmp_engine_ops mmp_engine_omp = {
     .destroy = omp_destroy,
     .begin_block = omp_begin_block,
     .match = omp_match,
+    .concurrency = omp_concurrency,
 };

@@ -1,6 +1,24 @@
-/* Rate-distortion search of the prediction and residual trees (encoder only). */
+/*
+ * Rate-distortion search of the prediction and residual trees (encoder only).
+ *
+ * Every node of the prediction tree has three options: a leaf (one
+ * prediction, best mode and residual tree), a horizontal split and a vertical
+ * split. They are independent given the reconstruction around the node, so
+ * each is searched in its own copy of the block's reconstruction (a "view":
+ * the plane with a private overlay of the block, predict/predict.h), and when
+ * the engine takes several match() calls at once (mmp_engine_ops.concurrency)
+ * the splits run as OpenMP tasks beside the leaf. The option kept is decided
+ * from the three costs in one fixed order (leaf, H, V; ties keep the earlier),
+ * so the tokens do not depend on the schedule.
+ *
+ * A split whose cost after its first half already reaches that of a finished
+ * rival cannot be chosen: its second half is skipped. Which rivals have
+ * finished depends on the schedule; what is chosen does not.
+ */
 #include "mmp/search.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,13 +26,17 @@
 #include "common/error.h"
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
+/* Splits of nodes of at least this many samples run as tasks when the
+ * search is parallel; below that the hand-over costs more than it gains. */
+#define TASK_MIN_AREA 64
 
 /*
  * Within a block, the same prediction leaf is evaluated once per path of the
  * prediction tree that reaches it, often with the very same prediction. The
  * engine's matches depend only on (leaf, prediction), so they are kept per
  * (leaf, mode) for the block and reused when the prediction repeats: an
- * exact memo, not an approximation.
+ * exact memo, not an approximation. Whether a lookup hits depends on the
+ * schedule; the matches it returns do not.
  */
 #define CACHE_WAYS 4
 #define CACHE_NODES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
@@ -26,6 +48,30 @@ typedef struct cache_entry {
     mmp_match *match;
 } cache_entry;
 
+/* Residual-tree dynamic programme tables of one leaf. */
+typedef struct dp_tables {
+    int64_t j[MMP_B * MMP_B * 4];
+    uint8_t flag[MMP_B * MMP_B * 4];
+} dp_tables;
+
+/* What one leaf evaluation needs, taken from a pool so that concurrent
+ * evaluations never share it and nothing is allocated per leaf. */
+typedef struct scratch {
+    struct scratch *next;
+    mmp_match *matches; /* MMP_NUM_MODES leaves of matches */
+    mmp_match *res;     /* the engine's output for the modes not in the memo */
+    int32_t pred[MMP_NUM_MODES * MMP_B * MMP_B];
+    int32_t missing_pred[MMP_NUM_MODES * MMP_B * MMP_B];
+    dp_tables dp;
+} scratch;
+
+/* One option's private reconstruction of the block being searched. */
+typedef struct view {
+    mmp_plane plane; /* the codec's plane with the overlay below */
+    int32_t pix[MMP_B * MMP_B];
+    uint8_t avail[MMP_B * MMP_B];
+} view;
+
 struct mmp_search {
     mmp_codec *c;
     const int32_t *orig;
@@ -36,15 +82,22 @@ struct mmp_search {
     uint32_t mode_cost[MMP_NPSCALES][MMP_NUM_MODES];
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
-    mmp_match *matches;
-    mmp_match *scratch;
     int64_t lambda;
-    int err;
+    int threads;    /* > 1: splits run as OpenMP tasks on that many threads */
+    _Atomic int err;
     cache_entry cache[CACHE_NODES][MMP_NUM_MODES][CACHE_WAYS];
     uint8_t next_way[CACHE_NODES][MMP_NUM_MODES];
+    pthread_mutex_t cache_lock[CACHE_NODES];
     int node_base[MMP_NPSCALES];
     void *cache_mem;
-    uint64_t evals, hits;
+    pthread_mutex_t pool_lock;
+    scratch *pool;     /* free scratch */
+    scratch *all;      /* every scratch, for freeing (linked through next when freed) */
+    int nscratch;
+    scratch **owned;
+    int owned_cap;
+    view root;
+    _Atomic uint64_t evals, hits;
 };
 
 static int cache_alloc(mmp_search *s)
@@ -87,6 +140,98 @@ static uint32_t hash_block(const int32_t *p, int n)
     return h;
 }
 
+/* ------------------------------------------------------------ scratch pool */
+
+static void scratch_free(scratch *x)
+{
+    if (!x)
+        return;
+    free(x->matches);
+    free(x->res);
+    free(x);
+}
+
+static scratch *scratch_new(void)
+{
+    const size_t n = (size_t)MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
+    scratch *x = malloc(sizeof(*x));
+    if (!x)
+        return NULL;
+    x->matches = malloc(sizeof(mmp_match) * n);
+    x->res = malloc(sizeof(mmp_match) * n);
+    if (!x->matches || !x->res) {
+        scratch_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* A free scratch (a new one when all are in use), or NULL without memory. */
+static scratch *scratch_get(mmp_search *s)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    scratch *x = s->pool;
+    if (x) {
+        s->pool = x->next;
+    } else if (s->nscratch < s->owned_cap) {
+        x = scratch_new();
+        if (x)
+            s->owned[s->nscratch++] = x;
+    }
+    pthread_mutex_unlock(&s->pool_lock);
+    return x;
+}
+
+static void scratch_put(mmp_search *s, scratch *x)
+{
+    pthread_mutex_lock(&s->pool_lock);
+    x->next = s->pool;
+    s->pool = x;
+    pthread_mutex_unlock(&s->pool_lock);
+}
+
+/* ------------------------------------------------------------ views */
+
+static void view_init(view *v, const mmp_plane *base, int y0, int x0)
+{
+    v->plane = *base;
+    v->plane.ov_pix = v->pix;
+    v->plane.ov_avail = v->avail;
+    v->plane.ov_y = y0;
+    v->plane.ov_x = x0;
+    memset(v->avail, 0, sizeof v->avail);
+}
+
+static void view_copy(view *dst, const view *src)
+{
+    dst->plane = src->plane;
+    dst->plane.ov_pix = dst->pix;
+    dst->plane.ov_avail = dst->avail;
+    memcpy(dst->pix, src->pix, sizeof dst->pix);
+    memcpy(dst->avail, src->avail, sizeof dst->avail);
+}
+
+/* Region (y0, x0, h, w), in plane coordinates, of src into dst. */
+static void view_take(view *dst, const view *src, int y0, int x0, int h, int w)
+{
+    const int o = (y0 - dst->plane.ov_y) * MMP_B + (x0 - dst->plane.ov_x);
+    for (int y = 0; y < h; y++) {
+        memcpy(dst->pix + o + y * MMP_B, src->pix + o + y * MMP_B, sizeof(int32_t) * w);
+        memcpy(dst->avail + o + y * MMP_B, src->avail + o + y * MMP_B, (size_t)w);
+    }
+}
+
+static void view_store(view *v, int y0, int x0, int h, int w, const int32_t *rec)
+{
+    const int o = (y0 - v->plane.ov_y) * MMP_B + (x0 - v->plane.ov_x);
+    for (int y = 0; y < h; y++) {
+        memcpy(v->pix + o + y * MMP_B, rec + y * w, sizeof(int32_t) * w);
+        memset(v->avail + o + y * MMP_B, 1, (size_t)w);
+    }
+}
+
+/* ------------------------------------------------------------ setup */
+
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
                       const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8)
 {
@@ -98,11 +243,32 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->eng = eng;
     s->es = eng_state;
     s->lambda = lambda_q8;
-    s->matches = malloc(sizeof(mmp_match) * MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B));
-    s->scratch = malloc(sizeof(mmp_match) * MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B));
-    int ok = s->matches && s->scratch && cache_alloc(s) == 0;
+    s->threads = eng->concurrency ? eng->concurrency(eng_state) : 1;
+    if (s->threads < 1)
+        s->threads = 1;
+    atomic_init(&s->err, 0);
+    atomic_init(&s->evals, 0);
+    atomic_init(&s->hits, 0);
+    pthread_mutex_init(&s->pool_lock, NULL);
+    for (int i = 0; i < CACHE_NODES; i++)
+        pthread_mutex_init(&s->cache_lock[i], NULL);
+    /* At most one leaf per thread is in the engine at a time, but a thread
+     * waiting for its tasks may start others: room for a few per thread. */
+    s->owned_cap = 16 * s->threads + 16;
+    s->owned = calloc((size_t)s->owned_cap, sizeof(*s->owned));
+    int ok = s->owned && cache_alloc(s) == 0;
     for (int k = 0; k < MMP_NSCALES && ok; k++)
         ok = (s->idx_cost[k] = malloc(sizeof(uint32_t) * c->dict.cap)) != NULL;
+    /* One scratch per thread up front; more only if tasks nest deeply. */
+    for (int i = 0; i < s->threads && ok; i++) {
+        scratch *x = scratch_new();
+        ok = x != NULL;
+        if (x) {
+            s->owned[s->nscratch++] = x;
+            x->next = s->pool;
+            s->pool = x;
+        }
+    }
     if (!ok) {
         mmp_search_destroy(s);
         return MMP_ENOMEM;
@@ -121,13 +287,18 @@ void mmp_search_destroy(mmp_search *s)
     if (!s)
         return;
     if (getenv("MMP_DEBUG_CACHE"))
-        fprintf(stderr, "search: %llu mode evaluations, %llu from the memo\n",
-                (unsigned long long)s->evals, (unsigned long long)s->hits);
+        fprintf(stderr, "search: %d threads, %llu mode evaluations, %llu from the memo, %d scratch\n",
+                s->threads, (unsigned long long)s->evals, (unsigned long long)s->hits,
+                s->nscratch);
     for (int k = 0; k < MMP_NSCALES; k++)
         free(s->idx_cost[k]);
-    free(s->matches);
-    free(s->scratch);
+    for (int i = 0; i < s->nscratch; i++)
+        scratch_free(s->owned[i]);
+    free(s->owned);
     free(s->cache_mem);
+    pthread_mutex_destroy(&s->pool_lock);
+    for (int i = 0; i < CACHE_NODES; i++)
+        pthread_mutex_destroy(&s->cache_lock[i]);
     free(s);
 }
 
@@ -174,11 +345,6 @@ static void snapshot_rates(mmp_search *s)
 }
 
 /* Residual-tree dynamic programme over the engine's matches of one mode. */
-typedef struct dp_tables {
-    int64_t j[MMP_B * MMP_B * 4];
-    uint8_t flag[MMP_B * MMP_B * 4];
-} dp_tables;
-
 static int64_t residual_dp(const mmp_search *s, const mmp_match *mt, int lh, int lw, dp_tables *dp)
 {
     const int64_t lam = s->lambda;
@@ -240,46 +406,45 @@ static void residual_emit(const mmp_search *s, const mmp_match *mt, const dp_tab
     }
 }
 
-static void set_avail(mmp_plane *p, int y0, int x0, int h, int w, int v)
+static void set_error(mmp_search *s, int err)
 {
-    for (int y = 0; y < h; y++)
-        memset(p->avail + (long)(y0 + y) * p->width + x0, v, w);
+    int none = 0;
+    atomic_compare_exchange_strong(&s->err, &none, err);
 }
 
-static void save_region(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *dst)
-{
-    for (int y = 0; y < h; y++)
-        memcpy(dst + y * w, p->pix + (long)(y0 + y) * p->width + x0, sizeof(int32_t) * w);
-}
-
-static void load_region(mmp_plane *p, int y0, int x0, int h, int w, const int32_t *src)
-{
-    for (int y = 0; y < h; y++)
-        memcpy(p->pix + (long)(y0 + y) * p->width + x0, src + y * w, sizeof(int32_t) * w);
-}
-
-/* Best prediction leaf over the modes: tokens, and the reconstruction written to the plane. */
-static int64_t search_leaf(mmp_search *s, int y0, int x0, int a, int b, int32_t *tok, int *nt)
+/*
+ * Best prediction leaf over the modes for node (y0, x0, 2^a x 2^b) of view v:
+ * its cost, its tokens, and its reconstruction written to v.
+ */
+static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b, int32_t *tok,
+                           int *nt)
 {
     mmp_codec *c = s->c;
     const int h = 1 << a, w = 1 << b, ps = mmp_pscale(a, b), pw = c->plane.width;
-    int32_t pred[MMP_NUM_MODES * MMP_B * MMP_B], orig[MMP_B * MMP_B];
+    scratch *x = scratch_get(s);
+    if (!x) {
+        set_error(s, MMP_ENOMEM);
+        return INT64_MAX / 4;
+    }
+    int32_t orig[MMP_B * MMP_B];
     uint8_t realbuf[MMP_B * MMP_B];
     const uint8_t *real = NULL;
-    mmp_predict_all(&c->plane, y0, x0, h, w, pred);
+    int32_t *pred = x->pred;
+    mmp_predict_all(&v->plane, y0, x0, h, w, pred);
     for (int y = 0; y < h; y++)
         memcpy(orig + y * w, s->orig + (long)(y0 + y) * pw + x0, sizeof(int32_t) * w);
     if (y0 + h > c->height || x0 + w > c->width) {
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                realbuf[y * w + x] = (y0 + y < c->height && x0 + x < c->width);
+            for (int xx = 0; xx < w; xx++)
+                realbuf[y * w + xx] = (y0 + y < c->height && x0 + xx < c->width);
         real = realbuf;
     }
     const int count = mmp_match_count(a, b), area = h * w;
     const int nd = s->node_base[ps] + ((y0 % MMP_B) >> a) * (MMP_B >> b) + ((x0 % MMP_B) >> b);
-    int32_t missing_pred[MMP_NUM_MODES * MMP_B * MMP_B];
     int missing[MMP_NUM_MODES], nmiss = 0;
     uint32_t hashes[MMP_NUM_MODES];
+    uint64_t hits = 0;
+    pthread_mutex_lock(&s->cache_lock[nd]);
     for (int m = 0; m < MMP_NUM_MODES; m++) {
         const int32_t *pm = pred + (long)m * area;
         uint32_t hv = hash_block(pm, area);
@@ -289,27 +454,31 @@ static int64_t search_leaf(mmp_search *s, int y0, int x0, int a, int b, int32_t 
             if (ce->valid && ce->hash == hv && !memcmp(ce->pred, pm, sizeof(int32_t) * area))
                 hit = wy;
         }
-        s->evals++;
         if (hit >= 0) {
-            s->hits++;
-            memcpy(s->matches + (long)m * count, s->cache[nd][m][hit].match,
+            hits++;
+            memcpy(x->matches + (long)m * count, s->cache[nd][m][hit].match,
                    sizeof(mmp_match) * count);
         } else {
             hashes[m] = hv;
-            memcpy(missing_pred + (long)nmiss * area, pm, sizeof(int32_t) * area);
+            memcpy(x->missing_pred + (long)nmiss * area, pm, sizeof(int32_t) * area);
             missing[nmiss++] = m;
         }
     }
+    pthread_mutex_unlock(&s->cache_lock[nd]);
+    atomic_fetch_add_explicit(&s->evals, MMP_NUM_MODES, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     if (nmiss) {
-        int err = s->eng->match(s->es, &s->tab, orig, missing_pred, nmiss, real, a, b, s->scratch);
+        int err = s->eng->match(s->es, &s->tab, orig, x->missing_pred, nmiss, real, a, b, x->res);
         if (err) {
-            s->err = err;
+            set_error(s, err);
+            scratch_put(s, x);
             return INT64_MAX / 4;
         }
+        pthread_mutex_lock(&s->cache_lock[nd]);
         for (int k = 0; k < nmiss; k++) {
             int m = missing[k];
-            const mmp_match *res = s->scratch + (long)k * count;
-            memcpy(s->matches + (long)m * count, res, sizeof(mmp_match) * count);
+            const mmp_match *res = x->res + (long)k * count;
+            memcpy(x->matches + (long)m * count, res, sizeof(mmp_match) * count);
             cache_entry *ce = &s->cache[nd][m][s->next_way[nd][m]];
             s->next_way[nd][m] = (uint8_t)((s->next_way[nd][m] + 1) % CACHE_WAYS);
             ce->valid = 1;
@@ -317,83 +486,165 @@ static int64_t search_leaf(mmp_search *s, int y0, int x0, int a, int b, int32_t 
             memcpy(ce->pred, pred + (long)m * area, sizeof(int32_t) * area);
             memcpy(ce->match, res, sizeof(mmp_match) * count);
         }
+        pthread_mutex_unlock(&s->cache_lock[nd]);
     }
-    static _Thread_local dp_tables dp;
+    dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
     int best_mode = 0;
     for (int m = 0; m < MMP_NUM_MODES; m++) {
-        int64_t jv = residual_dp(s, s->matches + (long)m * count, a, b, &dp) +
+        int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) +
                      s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m]);
         if (jv < best) {
             best = jv;
             best_mode = m;
         }
     }
-    const mmp_match *mt = s->matches + (long)best_mode * count;
-    residual_dp(s, mt, a, b, &dp);
+    const mmp_match *mt = x->matches + (long)best_mode * count;
+    residual_dp(s, mt, a, b, dp);
     int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
     *nt = 0;
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
-    residual_emit(s, mt, &dp, a, b, a, b, 0, 0, pat, tok, nt);
-    mmp_reconstruct(pred + (long)best_mode * h * w, pat, h * w, c->maxval, rec);
-    load_region(&c->plane, y0, x0, h, w, rec);
-    set_avail(&c->plane, y0, x0, h, w, 1);
+    residual_emit(s, mt, dp, a, b, a, b, 0, 0, pat, tok, nt);
+    mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
+    view_store(v, y0, x0, h, w, rec);
+    scratch_put(s, x);
     return best;
 }
 
-/* Best prediction subtree of node (y0, x0, 2^a x 2^b); leaves its reconstruction in the plane. */
-static int64_t search_pred(mmp_search *s, int y0, int x0, int a, int b, int32_t *tok, int *nt)
+/* The three options of a node, as their costs become known (INT64_MAX:
+ * not yet, or ruled out). */
+typedef struct rivals {
+    _Atomic int64_t j[3]; /* indexed by MMP_FLAG_* */
+} rivals;
+
+/* Whether a split whose cost is at least jv can no longer be chosen: ties go
+ * to the leaf, then to H. */
+static int beaten(rivals *r, int flag, int64_t jv)
 {
-    mmp_plane *p = &s->c->plane;
+    if (jv >= atomic_load_explicit(&r->j[MMP_FLAG_LEAF], memory_order_relaxed))
+        return 1;
+    if (flag == MMP_FLAG_SPLIT_H)
+        return jv > atomic_load_explicit(&r->j[MMP_FLAG_SPLIT_V], memory_order_relaxed);
+    return jv >= atomic_load_explicit(&r->j[MMP_FLAG_SPLIT_H], memory_order_relaxed);
+}
+
+/* One split of a node, searched in its own view. */
+typedef struct split {
+    view v;
+    int64_t j; /* INT64_MAX when beaten */
+    int ntok;
+    int32_t tok[NODE_TOKENS];
+} split;
+
+static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b, int32_t *tok,
+                           int *nt);
+
+static void search_split(mmp_search *s, split *sp, rivals *r, int flag, int y0, int x0, int a,
+                         int b)
+{
     const int h = 1 << a, w = 1 << b, ps = mmp_pscale(a, b);
-    const int hsplit = a > MMP_LOG2_PMIN, vsplit = b > MMP_LOG2_PMIN;
-    int64_t best = search_leaf(s, y0, x0, a, b, tok, nt);
-    if (!hsplit && !vsplit)
-        return best;
-    int32_t best_rec[MMP_B * MMP_B], trial[NODE_TOKENS];
-    save_region(p, y0, x0, h, w, best_rec);
-    for (int flag = MMP_FLAG_SPLIT_H; flag <= MMP_FLAG_SPLIT_V; flag++) {
-        if ((flag == MMP_FLAG_SPLIT_H && !hsplit) || (flag == MMP_FLAG_SPLIT_V && !vsplit))
-            continue;
-        set_avail(p, y0, x0, h, w, 0);
-        int ca = flag == MMP_FLAG_SPLIT_H ? a - 1 : a, cb = flag == MMP_FLAG_SPLIT_H ? b : b - 1;
-        int y1 = flag == MMP_FLAG_SPLIT_H ? y0 + h / 2 : y0;
-        int x1 = flag == MMP_FLAG_SPLIT_H ? x0 : x0 + w / 2;
-        int n = 0, n1 = 0, n2 = 0;
-        trial[n++] = flag_symbol(flag, hsplit);
-        int64_t jv = s->lambda * s->pflag_cost[ps][flag];
-        jv += search_pred(s, y0, x0, ca, cb, trial + n, &n1);
-        n += n1;
-        /* Costs only grow, and ties keep the earlier option: stop early. */
-        if (jv < best) {
-            jv += search_pred(s, y1, x1, ca, cb, trial + n, &n2);
-            n += n2;
-        }
-        if (jv < best) {
-            best = jv;
-            memcpy(tok, trial, sizeof(int32_t) * n);
-            *nt = n;
-            save_region(p, y0, x0, h, w, best_rec);
-        }
+    const int ca = flag == MMP_FLAG_SPLIT_H ? a - 1 : a, cb = flag == MMP_FLAG_SPLIT_H ? b : b - 1;
+    const int y1 = flag == MMP_FLAG_SPLIT_H ? y0 + h / 2 : y0;
+    const int x1 = flag == MMP_FLAG_SPLIT_H ? x0 : x0 + w / 2;
+    int n = 0, n1 = 0, n2 = 0;
+    sp->tok[n++] = flag_symbol(flag, a > MMP_LOG2_PMIN);
+    int64_t jv = s->lambda * s->pflag_cost[ps][flag];
+    jv += search_pred(s, &sp->v, y0, x0, ca, cb, sp->tok + n, &n1);
+    n += n1;
+    /* Costs only grow: a half already beaten needs no second half. */
+    if (beaten(r, flag, jv)) {
+        jv = INT64_MAX;
+    } else {
+        jv += search_pred(s, &sp->v, y1, x1, ca, cb, sp->tok + n, &n2);
+        n += n2;
     }
-    load_region(p, y0, x0, h, w, best_rec);
-    set_avail(p, y0, x0, h, w, 1);
+    sp->j = jv;
+    sp->ntok = n;
+    atomic_store_explicit(&r->j[flag], jv, memory_order_relaxed);
+}
+
+/*
+ * Best prediction subtree of node (y0, x0, 2^a x 2^b): its cost and tokens,
+ * and its reconstruction left in v. The node's samples are unavailable in v
+ * on entry.
+ */
+static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b, int32_t *tok,
+                           int *nt)
+{
+    const int h = 1 << a, w = 1 << b;
+    const int can[3] = {0, a > MMP_LOG2_PMIN, b > MMP_LOG2_PMIN};
+    if (!can[MMP_FLAG_SPLIT_H] && !can[MMP_FLAG_SPLIT_V])
+        return search_leaf(s, v, y0, x0, a, b, tok, nt);
+    split sp[3];
+    rivals r;
+    for (int f = 0; f < 3; f++)
+        atomic_init(&r.j[f], INT64_MAX);
+    for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++) {
+        sp[f].j = INT64_MAX;
+        if (can[f])
+            view_copy(&sp[f].v, v);
+    }
+    int64_t leaf;
+    if (s->threads > 1 && h * w >= TASK_MIN_AREA) {
+        for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
+            if (can[f]) {
+#pragma omp task default(none) firstprivate(s, f, y0, x0, a, b) shared(sp, r)
+                search_split(s, &sp[f], &r, f, y0, x0, a, b);
+            }
+        leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
+        atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
+#pragma omp taskwait
+    } else {
+        leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
+        atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
+        for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
+            if (can[f])
+                search_split(s, &sp[f], &r, f, y0, x0, a, b);
+    }
+    int64_t best = leaf;
+    int win = MMP_FLAG_LEAF;
+    for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
+        if (can[f] && sp[f].j < best) {
+            best = sp[f].j;
+            win = f;
+        }
+    if (win != MMP_FLAG_LEAF) {
+        memcpy(tok, sp[win].tok, sizeof(int32_t) * sp[win].ntok);
+        *nt = sp[win].ntok;
+        view_take(v, &sp[win].v, y0, x0, h, w);
+    }
     return best;
 }
 
 int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok)
 {
+    mmp_codec *c = s->c;
     snapshot_rates(s);
-    s->tab.block_index = by * (s->c->plane.width / MMP_B) + bx;
+    s->tab.block_index = by * (c->plane.width / MMP_B) + bx;
     for (int nd = 0; nd < CACHE_NODES; nd++)
         for (int m = 0; m < MMP_NUM_MODES; m++)
             for (int wy = 0; wy < CACHE_WAYS; wy++)
                 s->cache[nd][m][wy].valid = 0;
-    s->err = s->eng->begin_block(s->es, &s->tab);
-    if (s->err)
-        return s->err;
-    set_avail(&s->c->plane, by * MMP_B, bx * MMP_B, MMP_B, MMP_B, 0);
-    search_pred(s, by * MMP_B, bx * MMP_B, MMP_LOG2B, MMP_LOG2B, tok, ntok);
-    return s->err;
+    int err = s->eng->begin_block(s->es, &s->tab);
+    if (err)
+        return err;
+    const int y0 = by * MMP_B, x0 = bx * MMP_B;
+    view *root = &s->root;
+    view_init(root, &c->plane, y0, x0);
+    if (s->threads > 1) {
+#pragma omp parallel num_threads(s->threads) default(none) shared(s, root, tok, ntok) \
+    firstprivate(y0, x0)
+#pragma omp single
+        search_pred(s, root, y0, x0, MMP_LOG2B, MMP_LOG2B, tok, ntok);
+    } else {
+        search_pred(s, root, y0, x0, MMP_LOG2B, MMP_LOG2B, tok, ntok);
+    }
+    /* The chosen reconstruction into the codec's plane. */
+    for (int y = 0; y < MMP_B; y++) {
+        memcpy(c->plane.pix + (long)(y0 + y) * c->plane.width + x0, root->pix + y * MMP_B,
+               sizeof(int32_t) * MMP_B);
+        memset(c->plane.avail + (long)(y0 + y) * c->plane.width + x0, 1, MMP_B);
+    }
+    return atomic_load(&s->err);
 }

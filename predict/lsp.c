@@ -152,19 +152,9 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
      * pixels are excluded whatever their flag says. */
     for (int r = 0; r < rows; r++) {
         const int y = y0 - WIN_TOP + r;
-        memset(ok[r], 0, (size_t)cols);
-        if (y < 0 || y >= p->height)
-            continue;
-        /* Window columns inside the plane: x = x0 - WIN_LEFT + c in [0, width). */
-        const int cl = WIN_LEFT - x0 > 0 ? WIN_LEFT - x0 : 0;
-        const int cr = p->width - x0 + WIN_LEFT < cols ? p->width - x0 + WIN_LEFT : cols;
-        const int32_t *prow = p->pix + (size_t)y * p->width;
-        const uint8_t *arow = p->avail + (size_t)y * p->width;
-        for (int c = cl; c < cr; c++) {
-            const int x = x0 - WIN_LEFT + c;
-            const int good = arow[x] != 0;
-            ok[r][c] = (uint8_t)good;
-            val[r][c] = good ? prow[x] : 0;
+        for (int c = 0; c < cols; c++) {
+            val[r][c] = 0;
+            ok[r][c] = (uint8_t)mmp_plane_get(p, y, x0 - WIN_LEFT + c, &val[r][c]);
         }
         if (r >= WIN_TOP)
             memset(&ok[r][WIN_LEFT], 0, (size_t)w);

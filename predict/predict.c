@@ -51,35 +51,13 @@ static void build_refs(const mmp_plane *p, int y0, int x0, int h, int w, refs *r
     r->n = n;
     /* Left column, going down: L[i] = (y0+i, x0-1) = E(-1-i). */
     {
-        const int x = x0 - 1;
-        const int xin = x >= 0 && x < p->width;
-        for (int i = 0; i < n; i++) {
-            const int y = y0 + i;
-            int good = 0;
-            if (xin && y >= 0 && y < p->height) {
-                const size_t o = (size_t)y * p->width + x;
-                good = p->avail[o] != 0;
-                if (good)
-                    E[-1 - i] = p->pix[o];
-            }
-            ok[-1 - i] = (uint8_t)good;
-        }
+        for (int i = 0; i < n; i++)
+            ok[-1 - i] = (uint8_t)mmp_plane_get(p, y0 + i, x0 - 1, &E[-1 - i]);
     }
     /* Corner and top row: C = (y0-1, x0-1) = E(0), T[j] = (y0-1, x0+j) = E(1+j). */
     {
-        const int y = y0 - 1;
-        const int yin = y >= 0 && y < p->height;
-        for (int j = -1; j < n; j++) {
-            const int x = x0 + j;
-            int good = 0;
-            if (yin && x >= 0 && x < p->width) {
-                const size_t o = (size_t)y * p->width + x;
-                good = p->avail[o] != 0;
-                if (good)
-                    E[1 + j] = p->pix[o];
-            }
-            ok[1 + j] = (uint8_t)good;
-        }
+        for (int j = -1; j < n; j++)
+            ok[1 + j] = (uint8_t)mmp_plane_get(p, y0 - 1, x0 + j, &E[1 + j]);
     }
     /* Substitution walk L[n-1] .. L[0], C, T[0] .. T[n-1] = E(-n) .. E(n). */
     int first = -n;

@@ -32,7 +32,7 @@ static const char *mode_name[MMP_NUM_MODES] = { "V", "H", "DC", "DDL", "DDR", "V
 
 static mmp_plane plane_new(int width, int height, int maxval)
 {
-    mmp_plane p;
+    mmp_plane p = {0};
     p.width = width;
     p.height = height;
     p.maxval = maxval;
