@@ -65,6 +65,10 @@ typedef struct mmp_engine_ops {
      * tree as OpenMP tasks on that many threads, and match() is called from
      * inside that parallel region (it may spawn tasks of its own). */
     int (*concurrency)(void *state);
+    /* Optional, for concurrent engines: run one piece of the work of the
+     * match() calls in flight on other threads, if there is any; returns 1
+     * if it ran one. The search calls it while it waits for another thread. */
+    int (*help)(void *state);
 } mmp_engine_ops;
 
 /* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */

@@ -7,15 +7,21 @@
  * tasks, up to `threads` of them at once, each calling match() for its own
  * leaves: this engine reports that concurrency. Inside a match() call the
  * (mode x residual node) searches are cut into tasks of similar estimated
- * cost, largest nodes first, and handed to the same team as a taskloop, so a
- * large leaf does not hold up the options waiting for it. Calls too small to
- * repay the hand-over run on the calling thread. begin_block() copies the
+ * cost, largest nodes first, and published in the calling thread's job slot;
+ * the caller claims them one at a time, a few OpenMP tasks spawned for the
+ * job wake idle threads to claim them too, and threads that wait (for their
+ * own job's last tasks, or for an option of the search, through help())
+ * claim tasks of any job meanwhile. Nobody waits idle while there is work,
+ * and no thread is parked in a taskwait. Calls too small to repay the
+ * hand-over run on the calling thread alone. begin_block() copies the
  * dictionary in sum order, in chunks of every scale that grew, and computes
  * the rates of every scale, as a parallel loop.
  *
  * Each node's result depends only on the node and the frozen tables, so the
  * output is that of seq whatever the thread count or the schedule.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +39,11 @@
  * L picked per call so that every thread could get a few tasks.
  */
 #define PAR_MIN_COST 1024
-#define TASK_COST 128
+#define TASK_COST 64
 #define LEVELS 4
 #define TASKS_PER_THREAD 4
+/* OpenMP tasks spawned per job to wake idle threads, at most. */
+#define HELPERS 15
 /* begin_block: samples per copy task, rates per rate task, and the least
  * work (samples plus rates) worth the team. */
 #define COPY_CHUNK 8192
@@ -81,8 +89,20 @@ typedef struct job {
     mmp_match *out;
 } job;
 
+/* A thread's match() job, published for others to claim tasks of: the job
+ * is read only by a thread that has claimed one of its tasks, and the owner
+ * waits until every claimed task is done, so it never changes under them. */
+typedef struct job_slot {
+    _Alignas(64) _Atomic uint64_t next; /* generation << 32 | tasks left */
+    _Atomic int done;                    /* tasks finished */
+    int ntasks;
+    uint32_t gen;
+    job j;
+} job_slot;
+
 typedef struct omp_state {
     mmp_sorted sd;
+    job_slot *slots; /* threads entries */
     int threads;
     int verbose;
     thread_data *td; /* threads entries */
@@ -194,6 +214,44 @@ static thread_data *my_data(omp_state *s)
     return &s->td[tid < s->threads ? tid : 0];
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Claims and runs one task of slot js (of generation gen, or of any when
+ * gen is 0); returns 1 if it ran one. */
+static int claim_run(omp_state *s, job_slot *js, uint32_t gen)
+{
+    uint64_t v = atomic_load_explicit(&js->next, memory_order_relaxed);
+    for (;;) {
+        if ((uint32_t)v == 0 || (gen && (uint32_t)(v >> 32) != gen))
+            return 0;
+        if (atomic_compare_exchange_weak_explicit(&js->next, &v, v - 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+    }
+    run_match_task(&js->j, js->ntasks - (int)(uint32_t)v);
+    my_data(s)->tasks++;
+    atomic_fetch_add_explicit(&js->done, 1, memory_order_release);
+    return 1;
+}
+
+/* One task of any thread's job but the caller's. */
+static int omp_help(void *state)
+{
+    omp_state *s = state;
+    const int me = omp_get_thread_num();
+    for (int k = 1; k < s->threads; k++)
+        if (claim_run(s, &s->slots[(me + k) % s->threads], 0))
+            return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------------ engine */
 
 static void omp_destroy(void *state)
@@ -219,6 +277,7 @@ static void omp_destroy(void *state)
         fprintf(stderr, "\n");
     }
     mmp_sorted_free(&s->sd);
+    free(s->slots);
     free(s->plan_mem);
     free(s->td);
     free(s->btasks);
@@ -235,12 +294,18 @@ static int omp_create(void **state, const mmp_engine_config *cfg)
         s->threads = 1;
     s->verbose = cfg->verbose;
     s->td = aligned_alloc(64, sizeof(thread_data) * s->threads);
-    int err = s->td ? build_plans(s) : MMP_ENOMEM;
+    s->slots = aligned_alloc(64, sizeof(job_slot) * s->threads);
+    int err = s->td && s->slots ? build_plans(s) : MMP_ENOMEM;
     if (err) {
         omp_destroy(s);
         return err;
     }
     memset(s->td, 0, sizeof(thread_data) * s->threads);
+    memset(s->slots, 0, sizeof(job_slot) * s->threads);
+    for (int i = 0; i < s->threads; i++) {
+        atomic_init(&s->slots[i].next, 0);
+        atomic_init(&s->slots[i].done, 0);
+    }
     *state = s;
     return 0;
 }
@@ -312,7 +377,9 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
     const double t0 = s->verbose ? omp_get_wtime() : 0;
     const plan *p = &s->plans[lh][lw];
     const long cost = (long)nmodes * p->cost;
-    const int split = s->threads > 1 && cost >= PAR_MIN_COST && omp_in_parallel();
+    const int tid = omp_get_thread_num();
+    const int split = s->threads > 1 && cost >= PAR_MIN_COST && omp_in_parallel() &&
+                      tid < s->threads;
     /* The coarsest split that still gives every thread a few tasks. */
     int level = LEVELS - 1;
     if (split)
@@ -331,11 +398,31 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
                    .out = out};
     const int ntasks = nmodes * p->ntask[level];
     if (split) {
-#pragma omp taskloop grainsize(1) default(none) shared(j, s) firstprivate(ntasks)
-        for (int i = 0; i < ntasks; i++) {
-            run_match_task(&j, i);
-            my_data(s)->tasks++;
+        job_slot *js = &s->slots[tid];
+        js->j = j;
+        js->ntasks = ntasks;
+        if (++js->gen == 0)
+            js->gen = 1;
+        const uint32_t gen = js->gen;
+        atomic_store_explicit(&js->done, 0, memory_order_relaxed);
+        atomic_store_explicit(&js->next, (uint64_t)gen << 32 | (uint32_t)ntasks,
+                              memory_order_release);
+        const int nh = ntasks - 1 < HELPERS ? ntasks - 1 : HELPERS;
+        for (int h = 0; h < nh && h < s->threads - 1; h++) {
+#pragma omp task default(none) firstprivate(s, js, gen)
+            while (claim_run(s, js, gen))
+                ;
         }
+        while (claim_run(s, js, gen))
+            ;
+        /* Tasks others claimed: help with other jobs until they are done. */
+        for (int i = 0; atomic_load_explicit(&js->done, memory_order_acquire) != ntasks; i++)
+            if (!omp_help(s)) {
+                if (i < 4000)
+                    cpu_relax();
+                else
+                    sched_yield();
+            }
         td->calls_par++;
     } else {
         for (int i = 0; i < ntasks; i++)
@@ -355,4 +442,5 @@ const mmp_engine_ops mmp_engine_omp = {
     .begin_block = omp_begin_block,
     .match = omp_match,
     .concurrency = omp_concurrency,
+    .help = omp_help,
 };

@@ -18,6 +18,7 @@
 #include "mmp/search.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,14 +37,19 @@
  * engine's matches depend only on (leaf, prediction), so they are kept per
  * (leaf, mode) for the block and reused when the prediction repeats: an
  * exact memo, not an approximation. Whether a lookup hits depends on the
- * schedule; the matches it returns do not.
+ * schedule; the matches it returns do not. An entry being computed is
+ * marked pending, and a parallel search waits for it rather than computing
+ * it twice. (No cycle of waits: a thread suspended while it computes an
+ * entry runs only tasks of smaller leaves, whose entries are others.)
  */
 #define CACHE_WAYS 4
 #define CACHE_NODES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
 
+enum { ENTRY_EMPTY, ENTRY_PENDING, ENTRY_VALID };
+
 typedef struct cache_entry {
     uint32_t hash;
-    int valid;
+    int state;
     int32_t *pred;
     mmp_match *match;
 } cache_entry;
@@ -88,6 +94,7 @@ struct mmp_search {
     cache_entry cache[CACHE_NODES][MMP_NUM_MODES][CACHE_WAYS];
     uint8_t next_way[CACHE_NODES][MMP_NUM_MODES];
     pthread_mutex_t cache_lock[CACHE_NODES];
+    pthread_cond_t cache_done[CACHE_NODES];
     int node_base[MMP_NPSCALES];
     void *cache_mem;
     pthread_mutex_t pool_lock;
@@ -250,8 +257,10 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     atomic_init(&s->evals, 0);
     atomic_init(&s->hits, 0);
     pthread_mutex_init(&s->pool_lock, NULL);
-    for (int i = 0; i < CACHE_NODES; i++)
+    for (int i = 0; i < CACHE_NODES; i++) {
         pthread_mutex_init(&s->cache_lock[i], NULL);
+        pthread_cond_init(&s->cache_done[i], NULL);
+    }
     /* At most one leaf per thread is in the engine at a time, but a thread
      * waiting for its tasks may start others: room for a few per thread. */
     s->owned_cap = 16 * s->threads + 16;
@@ -297,8 +306,10 @@ void mmp_search_destroy(mmp_search *s)
     free(s->owned);
     free(s->cache_mem);
     pthread_mutex_destroy(&s->pool_lock);
-    for (int i = 0; i < CACHE_NODES; i++)
+    for (int i = 0; i < CACHE_NODES; i++) {
         pthread_mutex_destroy(&s->cache_lock[i]);
+        pthread_cond_destroy(&s->cache_done[i]);
+    }
     free(s);
 }
 
@@ -441,53 +452,111 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     }
     const int count = mmp_match_count(a, b), area = h * w;
     const int nd = s->node_base[ps] + ((y0 % MMP_B) >> a) * (MMP_B >> b) + ((x0 % MMP_B) >> b);
-    int missing[MMP_NUM_MODES], nmiss = 0;
+    /* Per mode: a hit is copied now; a miss claims an entry (when one is not
+     * pending) and goes to the engine; a pending match is waited for. */
+    int missing[MMP_NUM_MODES], nmiss = 0, waiting[MMP_NUM_MODES], nwait = 0;
+    cache_entry *claim[MMP_NUM_MODES];
     uint32_t hashes[MMP_NUM_MODES];
     uint64_t hits = 0;
-    pthread_mutex_lock(&s->cache_lock[nd]);
+    pthread_mutex_t *lock = &s->cache_lock[nd];
+    pthread_mutex_lock(lock);
     for (int m = 0; m < MMP_NUM_MODES; m++) {
         const int32_t *pm = pred + (long)m * area;
-        uint32_t hv = hash_block(pm, area);
-        int hit = -1;
-        for (int wy = 0; wy < CACHE_WAYS && hit < 0; wy++) {
-            const cache_entry *ce = &s->cache[nd][m][wy];
-            if (ce->valid && ce->hash == hv && !memcmp(ce->pred, pm, sizeof(int32_t) * area))
-                hit = wy;
+        const uint32_t hv = hash_block(pm, area);
+        cache_entry *found = NULL;
+        for (int wy = 0; wy < CACHE_WAYS && !found; wy++) {
+            cache_entry *ce = &s->cache[nd][m][wy];
+            if (ce->state != ENTRY_EMPTY && ce->hash == hv &&
+                !memcmp(ce->pred, pm, sizeof(int32_t) * area))
+                found = ce;
         }
-        if (hit >= 0) {
+        hashes[m] = hv;
+        if (found && found->state == ENTRY_VALID) {
             hits++;
-            memcpy(x->matches + (long)m * count, s->cache[nd][m][hit].match,
-                   sizeof(mmp_match) * count);
-        } else {
-            hashes[m] = hv;
-            memcpy(x->missing_pred + (long)nmiss * area, pm, sizeof(int32_t) * area);
-            missing[nmiss++] = m;
+            memcpy(x->matches + (long)m * count, found->match, sizeof(mmp_match) * count);
+            continue;
         }
+        if (found) {
+            waiting[nwait++] = m;
+            continue;
+        }
+        /* The next entry in turn that nobody is computing, if any. */
+        cache_entry *ce = NULL;
+        for (int k = 0; k < CACHE_WAYS && !ce; k++) {
+            cache_entry *e = &s->cache[nd][m][s->next_way[nd][m]];
+            s->next_way[nd][m] = (uint8_t)((s->next_way[nd][m] + 1) % CACHE_WAYS);
+            if (e->state != ENTRY_PENDING)
+                ce = e;
+        }
+        if (ce) {
+            ce->state = ENTRY_PENDING;
+            ce->hash = hv;
+            memcpy(ce->pred, pm, sizeof(int32_t) * area);
+        }
+        claim[nmiss] = ce;
+        memcpy(x->missing_pred + (long)nmiss * area, pm, sizeof(int32_t) * area);
+        missing[nmiss++] = m;
     }
-    pthread_mutex_unlock(&s->cache_lock[nd]);
-    atomic_fetch_add_explicit(&s->evals, MMP_NUM_MODES, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
+    pthread_mutex_unlock(lock);
     if (nmiss) {
         int err = s->eng->match(s->es, &s->tab, orig, x->missing_pred, nmiss, real, a, b, x->res);
+        pthread_mutex_lock(lock);
+        for (int k = 0; k < nmiss; k++) {
+            cache_entry *ce = claim[k];
+            const mmp_match *res = x->res + (long)k * count;
+            memcpy(x->matches + (long)missing[k] * count, res, sizeof(mmp_match) * count);
+            if (ce) {
+                ce->state = err ? ENTRY_EMPTY : ENTRY_VALID;
+                if (!err)
+                    memcpy(ce->match, res, sizeof(mmp_match) * count);
+            }
+        }
+        pthread_cond_broadcast(&s->cache_done[nd]);
+        pthread_mutex_unlock(lock);
         if (err) {
             set_error(s, err);
             scratch_put(s, x);
             return INT64_MAX / 4;
         }
-        pthread_mutex_lock(&s->cache_lock[nd]);
-        for (int k = 0; k < nmiss; k++) {
-            int m = missing[k];
-            const mmp_match *res = x->res + (long)k * count;
-            memcpy(x->matches + (long)m * count, res, sizeof(mmp_match) * count);
-            cache_entry *ce = &s->cache[nd][m][s->next_way[nd][m]];
-            s->next_way[nd][m] = (uint8_t)((s->next_way[nd][m] + 1) % CACHE_WAYS);
-            ce->valid = 1;
-            ce->hash = hashes[m];
-            memcpy(ce->pred, pred + (long)m * area, sizeof(int32_t) * area);
-            memcpy(ce->match, res, sizeof(mmp_match) * count);
-        }
-        pthread_mutex_unlock(&s->cache_lock[nd]);
     }
+    /* Matches others were computing: wait for them; one that failed or was
+     * replaced meanwhile is computed here. */
+    for (int k = 0; k < nwait; k++) {
+        const int m = waiting[k];
+        const int32_t *pm = pred + (long)m * area;
+        int done = 0;
+        pthread_mutex_lock(lock);
+        for (;;) {
+            cache_entry *found = NULL;
+            for (int wy = 0; wy < CACHE_WAYS && !found; wy++) {
+                cache_entry *ce = &s->cache[nd][m][wy];
+                if (ce->state != ENTRY_EMPTY && ce->hash == hashes[m] &&
+                    !memcmp(ce->pred, pm, sizeof(int32_t) * area))
+                    found = ce;
+            }
+            if (!found)
+                break;
+            if (found->state == ENTRY_VALID) {
+                memcpy(x->matches + (long)m * count, found->match, sizeof(mmp_match) * count);
+                hits++;
+                done = 1;
+                break;
+            }
+            pthread_cond_wait(&s->cache_done[nd], lock);
+        }
+        pthread_mutex_unlock(lock);
+        if (!done) {
+            int err = s->eng->match(s->es, &s->tab, orig, pm, 1, real, a, b,
+                                    x->matches + (long)m * count);
+            if (err) {
+                set_error(s, err);
+                scratch_put(s, x);
+                return INT64_MAX / 4;
+            }
+        }
+    }
+    atomic_fetch_add_explicit(&s->evals, MMP_NUM_MODES, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
     int best_mode = 0;
@@ -564,6 +633,30 @@ static void search_split(mmp_search *s, split *sp, rivals *r, int flag, int y0, 
     atomic_store_explicit(&r->j[flag], jv, memory_order_relaxed);
 }
 
+/* The vertical split of a node, by whichever thread gets to it first. */
+static void run_once(mmp_search *s, split *sp, rivals *r, _Atomic int *state, int y0, int x0,
+                     int a, int b)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(state, &expect, 1))
+        return;
+    search_split(s, sp, r, MMP_FLAG_SPLIT_V, y0, x0, a, b);
+    atomic_store_explicit(state, 2, memory_order_release);
+}
+
+static void idle(int i)
+{
+    if (i < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+    } else {
+        sched_yield();
+    }
+}
+
 /*
  * Best prediction subtree of node (y0, x0, 2^a x 2^b): its cost and tokens,
  * and its reconstruction left in v. The node's samples are unavailable in v
@@ -586,14 +679,23 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
             view_copy(&sp[f].v, v);
     }
     int64_t leaf;
-    if (s->threads > 1 && h * w >= TASK_MIN_AREA) {
-        for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
-            if (can[f]) {
-#pragma omp task default(none) firstprivate(s, f, y0, x0, a, b) shared(sp, r)
-                search_split(s, &sp[f], &r, f, y0, x0, a, b);
-            }
+    if (s->threads > 1 && h * w >= TASK_MIN_AREA && can[MMP_FLAG_SPLIT_V]) {
+        /* The vertical split as a task, which this thread runs itself if no
+         * other has started it by the time the leaf and the horizontal split
+         * are done here. Until a started one ends, this thread helps the
+         * engine with others' matches rather than sit in a taskwait (which
+         * could only run this task's children). */
+        _Atomic int vstate = 0; /* 0 not started, 1 running, 2 done */
+#pragma omp task default(none) firstprivate(s, y0, x0, a, b) shared(sp, r, vstate)
+        run_once(s, &sp[MMP_FLAG_SPLIT_V], &r, &vstate, y0, x0, a, b);
         leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
         atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
+        if (can[MMP_FLAG_SPLIT_H])
+            search_split(s, &sp[MMP_FLAG_SPLIT_H], &r, MMP_FLAG_SPLIT_H, y0, x0, a, b);
+        run_once(s, &sp[MMP_FLAG_SPLIT_V], &r, &vstate, y0, x0, a, b);
+        for (int i = 0; atomic_load_explicit(&vstate, memory_order_acquire) != 2; i++)
+            if (!(s->eng->help && s->eng->help(s->es)))
+                idle(i);
 #pragma omp taskwait
     } else {
         leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
@@ -625,7 +727,7 @@ int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok)
     for (int nd = 0; nd < CACHE_NODES; nd++)
         for (int m = 0; m < MMP_NUM_MODES; m++)
             for (int wy = 0; wy < CACHE_WAYS; wy++)
-                s->cache[nd][m][wy].valid = 0;
+                s->cache[nd][m][wy].state = ENTRY_EMPTY;
     int err = s->eng->begin_block(s->es, &s->tab);
     if (err)
         return err;
