@@ -964,6 +964,54 @@ static void test_speed(void **state)
     plane_free(&p);
 }
 
+/*
+ * The encoder's overlays: a plane whose 16x16 window at (oy, ox) is read from
+ * an overlay must predict exactly like a plane holding the same samples and
+ * flags in place, whatever the plane itself holds under the window. Leaves
+ * inside the window, and around it (their neighbourhoods, LSP training
+ * included, cross its edges).
+ */
+static void test_overlay_equivalence(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 40; trial++) {
+        mmp_plane ref = plane_new(64, 64, trial % 2 ? 255 : 1023);
+        fill_random(&ref);
+        for (int i = 0; i < 64 * 64; i++)
+            ref.avail[i] = rndn(5) != 0;
+        const int oy = 16 * (trial % 3), ox = 16 * ((trial / 3) % 3);
+        /* The overlaid plane: same everywhere but garbage under the window. */
+        mmp_plane ov = plane_new(64, 64, ref.maxval);
+        memcpy(ov.pix, ref.pix, sizeof(int32_t) * 64 * 64);
+        memcpy(ov.avail, ref.avail, 64 * 64);
+        int32_t win_pix[MMP_PLANE_OV * MMP_PLANE_OV];
+        uint8_t win_av[MMP_PLANE_OV * MMP_PLANE_OV];
+        for (int y = 0; y < 16; y++)
+            for (int x = 0; x < 16; x++) {
+                win_pix[y * 16 + x] = *PIX(&ref, oy + y, ox + x);
+                win_av[y * 16 + x] = *AV(&ref, oy + y, ox + x);
+                *PIX(&ov, oy + y, ox + x) = (int32_t)rndn(ref.maxval + 1);
+                *AV(&ov, oy + y, ox + x) = (uint8_t)rndn(2);
+            }
+        ov.ov_pix = win_pix;
+        ov.ov_avail = win_av;
+        ov.ov_y = oy;
+        ov.ov_x = ox;
+        for (int k = 0; k < 12; k++) {
+            const int sh = rndn(NSHAPES), h = shape_h[sh], w = shape_w[sh];
+            const int y0 = oy - 8 + 4 * rndn(7), x0 = ox - 8 + 4 * rndn(7);
+            if (y0 < 0 || x0 < 0 || y0 + h > 64 || x0 + w > 64)
+                continue;
+            int32_t a[MMP_NUM_MODES * 256], b[MMP_NUM_MODES * 256];
+            mmp_predict_all(&ref, y0, x0, h, w, a);
+            mmp_predict_all(&ov, y0, x0, h, w, b);
+            assert_memory_equal(a, b, sizeof(int32_t) * MMP_NUM_MODES * h * w);
+        }
+        plane_free(&ref);
+        plane_free(&ov);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -983,6 +1031,7 @@ int main(void)
         cmocka_unit_test(test_hand_values),
         cmocka_unit_test(test_random_consistency),
         cmocka_unit_test(test_range_16bit),
+        cmocka_unit_test(test_overlay_equivalence),
         cmocka_unit_test(test_lsp_ramp_exact),
         cmocka_unit_test(test_lsp_constant),
         cmocka_unit_test(test_lsp_fallback),
