@@ -688,25 +688,32 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
         /* The splits as tasks (the horizontal one only for many threads),
          * each run by whichever thread gets to it first: this one takes
          * them after the leaf if nobody has. Until the started ones end,
-         * this thread helps the engine with others' matches rather than sit
-         * in a taskwait (which could only run this task's children). */
+         * this thread helps the engine with others' matches. The task group
+         * then ends as soon as this node's own tasks have (a split run here
+         * leaves a task that finds nothing to do); a taskwait would also
+         * wait for every earlier child of the enclosing task, the splits of
+         * the ancestors that this thread runs inline. */
         _Atomic int st[3] = {2, can[MMP_FLAG_SPLIT_H] ? 0 : 2, 0}; /* 0 waiting, 1 running, 2 done */
-        if (s->threads >= BOTH_TASKS_THREADS && can[MMP_FLAG_SPLIT_H]) {
+#pragma omp taskgroup
+        {
+            if (s->threads >= BOTH_TASKS_THREADS && can[MMP_FLAG_SPLIT_H]) {
 #pragma omp task default(none) firstprivate(s, y0, x0, a, b) shared(sp, r, st)
-            run_once(s, &sp[MMP_FLAG_SPLIT_H], &r, &st[MMP_FLAG_SPLIT_H], MMP_FLAG_SPLIT_H, y0, x0, a, b);
+                run_once(s, &sp[MMP_FLAG_SPLIT_H], &r, &st[MMP_FLAG_SPLIT_H], MMP_FLAG_SPLIT_H, y0,
+                         x0, a, b);
+            }
+#pragma omp task default(none) firstprivate(s, y0, x0, a, b) shared(sp, r, st)
+            run_once(s, &sp[MMP_FLAG_SPLIT_V], &r, &st[MMP_FLAG_SPLIT_V], MMP_FLAG_SPLIT_V, y0, x0,
+                     a, b);
+            leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
+            atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
+            for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
+                run_once(s, &sp[f], &r, &st[f], f, y0, x0, a, b);
+            for (int i = 0; atomic_load_explicit(&st[MMP_FLAG_SPLIT_H], memory_order_acquire) != 2 ||
+                            atomic_load_explicit(&st[MMP_FLAG_SPLIT_V], memory_order_acquire) != 2;
+                 i++)
+                if (!(s->eng->help && s->eng->help(s->es)))
+                    idle(i);
         }
-#pragma omp task default(none) firstprivate(s, y0, x0, a, b) shared(sp, r, st)
-        run_once(s, &sp[MMP_FLAG_SPLIT_V], &r, &st[MMP_FLAG_SPLIT_V], MMP_FLAG_SPLIT_V, y0, x0, a, b);
-        leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
-        atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
-        for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
-            run_once(s, &sp[f], &r, &st[f], f, y0, x0, a, b);
-        for (int i = 0; atomic_load_explicit(&st[MMP_FLAG_SPLIT_H], memory_order_acquire) != 2 ||
-                        atomic_load_explicit(&st[MMP_FLAG_SPLIT_V], memory_order_acquire) != 2;
-             i++)
-            if (!(s->eng->help && s->eng->help(s->es)))
-                idle(i);
-#pragma omp taskwait
     } else {
         leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);
         atomic_store_explicit(&r.j[MMP_FLAG_LEAF], leaf, memory_order_relaxed);
