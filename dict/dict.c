@@ -199,16 +199,20 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     return 1;
 }
 
-void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b)
+void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s)
 {
     int32_t tmp[MMP_B * MMP_B];
-    for (int s = 0; s < MMP_NSCALES; s++) {
-        if (d->n[s] >= d->cap)
-            continue;
-        int da = s / MMP_NLOG, db = s % MMP_NLOG;
-        mmp_rescale(pat, 1 << a, 1 << b, tmp, 1 << da, 1 << db);
-        mmp_dict_insert(d, s, tmp);
-    }
+    if (d->n[s] >= d->cap)
+        return;
+    int da = s / MMP_NLOG, db = s % MMP_NLOG;
+    mmp_rescale(pat, 1 << a, 1 << b, tmp, 1 << da, 1 << db);
+    mmp_dict_insert(d, s, tmp);
+}
+
+void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b)
+{
+    for (int s = 0; s < MMP_NSCALES; s++)
+        mmp_dict_update_scale(d, pat, a, b, s);
 }
 
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8)

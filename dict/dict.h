@@ -46,6 +46,11 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat);
 /* Rescale a new 2^a x 2^b pattern to every scale (in scale order) and insert it. */
 void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b);
 
+/* The same for scale s alone. A scale's state depends only on the patterns
+ * offered to it, in order: scales may be updated independently, on
+ * different threads. */
+void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s);
+
 /* The redundancy threshold this encoder uses for a lambda (in 1/256). */
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8);
 

@@ -101,6 +101,8 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s", eng->name, mmp_strerror(err));
         goto done;
     }
+    /* The dictionary updates use as many threads as the engine's search. */
+    c.threads = eng->concurrency ? eng->concurrency(es) : 1;
     err = mmp_search_create(&search, &c, orig, eng, es, lambda_q8);
     if (err) {
         mmp_error(errbuf, errlen, err, "out of memory");

@@ -4,7 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "common/error.h"
+
+/* Blocks with at least this many new patterns update the scales in
+ * parallel; below that a parallel region costs more than it saves. */
+#define UPDATE_PAR_MIN 1
 
 int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
                    uint32_t redund_q4)
@@ -184,8 +190,16 @@ int mmp_code_block(mmp_codec *c, mmp_symbols *io, int by, int bx)
 
 void mmp_apply_updates(mmp_codec *c)
 {
-    for (int i = 0; i < c->nupd; i++)
-        mmp_dict_update(&c->dict, c->upd + (long)i * MMP_B * MMP_B, c->upd_a[i], c->upd_b[i]);
+    /* Scale by scale, each taking the block's patterns in order: the same
+     * dictionary as pattern by pattern (mmp_dict_update_scale), and the
+     * scales can go to different threads. */
+    const int par = c->threads != 1 && c->nupd >= UPDATE_PAR_MIN;
+    const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
+    for (int s = 0; s < MMP_NSCALES; s++)
+        for (int i = 0; i < c->nupd; i++)
+            mmp_dict_update_scale(&c->dict, c->upd + (long)i * MMP_B * MMP_B, c->upd_a[i],
+                                  c->upd_b[i], s);
     c->nupd = 0;
     for (int s = 0; s < MMP_NSCALES; s++)
         mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);

@@ -33,6 +33,7 @@ typedef struct mmp_codec {
     int32_t *upd;             /* pending patterns of the current block, MMP_B*MMP_B each */
     uint8_t upd_a[MMP_MAX_UPDATES], upd_b[MMP_MAX_UPDATES];
     int nupd;
+    int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
 } mmp_codec;
 
 /* Returns 0 or a negative MMP_E* code (nothing to free on error). */
