@@ -32,17 +32,19 @@ int mmp_cli_read_file(const char *path, size_t limit, uint8_t **buf, size_t *len
         snprintf(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
         return MMP_EIO;
     }
-    size_t cap = 1 << 16, n = 0;
+    /* Never more than limit + 1 bytes: one byte past the limit proves the
+     * file too large. */
+    size_t cap = limit < (1 << 16) ? limit + 1 : 1 << 16, n = 0;
     uint8_t *b = malloc(cap);
     int err = b ? 0 : MMP_ENOMEM;
     while (!err) {
         if (n == cap) {
-            if (cap >= limit) {
+            if (n > limit) {
                 snprintf(errbuf, errlen, "%s: file too large (limit %zu bytes)", path, limit);
                 err = MMP_ELIMIT;
                 break;
             }
-            cap *= 2;
+            cap = cap > limit / 2 ? limit + 1 : cap * 2;
             uint8_t *nb = realloc(b, cap);
             if (!nb) {
                 err = MMP_ENOMEM;
