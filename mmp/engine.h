@@ -18,6 +18,7 @@
 #ifndef MMP_MMP_ENGINE_H
 #define MMP_MMP_ENGINE_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include "common/scales.h"
@@ -70,6 +71,21 @@ typedef struct mmp_engine_ops {
      * if it ran one. The search calls it while it waits for another thread. */
     int (*help)(void *state);
 } mmp_engine_ops;
+
+/* One step of a wait for another thread: a pause for the first spins
+ * (i counts them), then yields the core. */
+static inline void mmp_wait_step(int i)
+{
+    if (i < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+    } else {
+        sched_yield();
+    }
+}
 
 /* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */
 static inline int mmp_match_count(int lh, int lw)

@@ -20,7 +20,6 @@
  * Each node's result depends only on the node and the frozen tables, so the
  * output is that of seq whatever the thread count or the schedule.
  */
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,15 +211,6 @@ static thread_data *my_data(omp_state *s)
 {
     const int tid = omp_get_thread_num();
     return &s->td[tid < s->threads ? tid : 0];
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 /* Claims and runs one task of slot js (of generation gen, or of any when
@@ -417,12 +407,8 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
             ;
         /* Tasks others claimed: help with other jobs until they are done. */
         for (int i = 0; atomic_load_explicit(&js->done, memory_order_acquire) != ntasks; i++)
-            if (!omp_help(s)) {
-                if (i < 4000)
-                    cpu_relax();
-                else
-                    sched_yield();
-            }
+            if (!omp_help(s))
+                mmp_wait_step(i);
         td->calls_par++;
     } else {
         for (int i = 0; i < ntasks; i++)

@@ -18,7 +18,6 @@
 #include "mmp/search.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,8 @@
 /* From this many threads on, the horizontal split runs as a task as well:
  * more options in flight for many threads, less hand-over for few
  * (camera on 16 threads: 7.5-7.8 s against 8.7-9.4 s; on 2: 16.9 s against
- * 15.0 s for a 256x256 crop). */
+ * 15.0 s for a 256x256 crop; measured before each node had its own task
+ * group, not since). */
 #define BOTH_TASKS_THREADS 4
 
 /*
@@ -44,8 +44,10 @@
  * exact memo, not an approximation. Whether a lookup hits depends on the
  * schedule; the matches it returns do not. An entry being computed is
  * marked pending, and a parallel search waits for it rather than computing
- * it twice. (No cycle of waits: a thread suspended while it computes an
- * entry runs only tasks of smaller leaves, whose entries are others.)
+ * it twice. (No cycle of waits: a thread holds pending entries only while
+ * it is inside the engine's match(), where it runs nothing but node
+ * matching, and it waits for others' entries only after publishing its
+ * own.)
  */
 #define CACHE_WAYS 4
 #define CACHE_NODES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
@@ -104,9 +106,8 @@ struct mmp_search {
     void *cache_mem;
     pthread_mutex_t pool_lock;
     scratch *pool;     /* free scratch */
-    scratch *all;      /* every scratch, for freeing (linked through next when freed) */
     int nscratch;
-    scratch **owned;
+    scratch **owned;   /* every scratch, for freeing */
     int owned_cap;
     view root;
     _Atomic uint64_t evals, hits;
@@ -266,14 +267,15 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
         pthread_mutex_init(&s->cache_lock[i], NULL);
         pthread_cond_init(&s->cache_done[i], NULL);
     }
-    /* At most one leaf per thread is in the engine at a time, but a thread
-     * waiting for its tasks may start others: room for a few per thread. */
+    /* One scratch per thread is enough (a thread starts no other search
+     * work while it evaluates a leaf); the pool may still grow, as a margin
+     * against a runtime that nests tasks where this one does not. */
     s->owned_cap = 16 * s->threads + 16;
     s->owned = calloc((size_t)s->owned_cap, sizeof(*s->owned));
     int ok = s->owned && cache_alloc(s) == 0;
     for (int k = 0; k < MMP_NSCALES && ok; k++)
         ok = (s->idx_cost[k] = malloc(sizeof(uint32_t) * c->dict.cap)) != NULL;
-    /* One scratch per thread up front; more only if tasks nest deeply. */
+    /* One scratch per thread up front. */
     for (int i = 0; i < s->threads && ok; i++) {
         scratch *x = scratch_new();
         ok = x != NULL;
@@ -603,6 +605,13 @@ static int beaten(rivals *r, int flag, int64_t jv)
     return jv >= atomic_load_explicit(&r->j[MMP_FLAG_SPLIT_H], memory_order_relaxed);
 }
 
+/* a + b for non-negative costs, at most INT64_MAX (after an engine error
+ * every leaf costs INT64_MAX / 4, and a subtree adds many). */
+static int64_t cost_add(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 /* One split of a node, searched in its own view. */
 typedef struct split {
     view v;
@@ -623,14 +632,14 @@ static void search_split(mmp_search *s, split *sp, rivals *r, int flag, int y0, 
     const int x1 = flag == MMP_FLAG_SPLIT_H ? x0 : x0 + w / 2;
     int n = 0, n1 = 0, n2 = 0;
     sp->tok[n++] = flag_symbol(flag, a > MMP_LOG2_PMIN);
-    int64_t jv = s->lambda * s->pflag_cost[ps][flag];
-    jv += search_pred(s, &sp->v, y0, x0, ca, cb, sp->tok + n, &n1);
+    int64_t jv = cost_add(s->lambda * s->pflag_cost[ps][flag],
+                          search_pred(s, &sp->v, y0, x0, ca, cb, sp->tok + n, &n1));
     n += n1;
     /* Costs only grow: a half already beaten needs no second half. */
     if (beaten(r, flag, jv)) {
         jv = INT64_MAX;
     } else {
-        jv += search_pred(s, &sp->v, y1, x1, ca, cb, sp->tok + n, &n2);
+        jv = cost_add(jv, search_pred(s, &sp->v, y1, x1, ca, cb, sp->tok + n, &n2));
         n += n2;
     }
     sp->j = jv;
@@ -638,7 +647,7 @@ static void search_split(mmp_search *s, split *sp, rivals *r, int flag, int y0, 
     atomic_store_explicit(&r->j[flag], jv, memory_order_relaxed);
 }
 
-/* The vertical split of a node, by whichever thread gets to it first. */
+/* A split of a node, by whichever thread gets to it first. */
 static void run_once(mmp_search *s, split *sp, rivals *r, _Atomic int *state, int flag, int y0,
                      int x0, int a, int b)
 {
@@ -647,19 +656,6 @@ static void run_once(mmp_search *s, split *sp, rivals *r, _Atomic int *state, in
         return;
     search_split(s, sp, r, flag, y0, x0, a, b);
     atomic_store_explicit(state, 2, memory_order_release);
-}
-
-static void idle(int i)
-{
-    if (i < 2000) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#endif
-    } else {
-        sched_yield();
-    }
 }
 
 /*
@@ -712,7 +708,7 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
                             atomic_load_explicit(&st[MMP_FLAG_SPLIT_V], memory_order_acquire) != 2;
                  i++)
                 if (!(s->eng->help && s->eng->help(s->es)))
-                    idle(i);
+                    mmp_wait_step(i);
         }
     } else {
         leaf = search_leaf(s, v, y0, x0, a, b, tok, nt);

@@ -8,10 +8,6 @@
 
 #include "common/error.h"
 
-/* Blocks with at least this many new patterns update the scales in
- * parallel; below that a parallel region costs more than it saves. */
-#define UPDATE_PAR_MIN 1
-
 int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
                    uint32_t redund_q4)
 {
@@ -193,7 +189,7 @@ void mmp_apply_updates(mmp_codec *c)
     /* Scale by scale, each taking the block's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
      * scales can go to different threads. */
-    const int par = c->threads != 1 && c->nupd >= UPDATE_PAR_MIN;
+    const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
     for (int s = 0; s < MMP_NSCALES; s++)
