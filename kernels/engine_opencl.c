@@ -49,8 +49,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <omp.h>
-
 #include "common/error.h"
 #include "mmp/engine.h"
 #include "predict/predict.h"
@@ -85,8 +83,8 @@ static const char *const prof_name[NPROF] = {
     "match_narrow", "match_wide", "reduce_chunks", "read results",
 };
 
-#define MAX_SLOTS 256
-#define DEFAULT_HOST_THREADS 4
+#define MAX_HOST_THREADS 256
+#define DEFAULT_HOST_THREADS 16
 
 /* Profiling events of one queue (verbose only). */
 typedef struct prof {
@@ -94,19 +92,47 @@ typedef struct prof {
     int ev_kind[8], nev;
     double ms[NPROF];
     long n[NPROF];
+    cl_ulong *span; /* start, end of every command */
+    size_t nspan, span_cap;
 } prof;
 
-/* What one match() call in flight owns. */
-typedef struct slot {
+/* The batch table: REQ_INTS ints per request, as in match.cl. */
+#define REQ_INTS 16
+enum { R_G0, R_GBASE, R_NBASE, R_LH, R_LW, R_NMODES, R_MASKED, R_RES, R_DIRECT, R_PART, R_OUT,
+       R_NGROUPS, R_COUNT, R_R0 };
+/* Batches in flight at once, by default: while the device runs one, the
+ * next gathers requests and is written. */
+#define DEFAULT_BATCHES 1
+#define MAX_BATCHES 8
+#define HIST 8 /* batch sizes 1, 2, 3-4, 5-8, ... in the -v figures */
+
+/* One match() call waiting for its batch. */
+typedef struct request {
+    const int32_t *orig, *pred;
+    const uint8_t *real;
+    int nmodes, lh, lw;
+    mmp_match *out;
+    int done, err;
+    struct request *next;
+} request;
+
+/* What one batch in flight owns: its queue, kernels and buffers. */
+typedef struct batch {
     cl_command_queue q;
     cl_kernel k_match[2], k_reduce; /* match: narrow, wide */
-    cl_mem res, part, out;
-    int32_t *res_host;
+    cl_mem in, part, out;           /* table and residuals; partial results; results */
+    cl_mem in_pin, out_pin;         /* pinned host memory behind in_host, out_host */
+    int32_t *in_host;
+    mmp_match *out_host;
+    request **req;
+    int nreq;
+    int err;                        /* of the launch */
+    long out_len;                   /* results read back */
+    cl_event read_done;
     prof pf;
-    double host_match_s;
-    long calls, wide_calls, reduce_calls;
-    double work, bytes_up, bytes_down;
-} slot;
+    double host_s, work, bytes_up, bytes_down;
+    long runs, calls, wide_runs, reduce_runs, hist[HIST];
+} batch;
 
 typedef struct ocl {
     cl_context ctx;
@@ -115,12 +141,19 @@ typedef struct ocl {
     cl_program prog;
     cl_kernel k_append;
     cl_mem dict, norms, blk, stage, nodes, groups, info;
-    slot *slots;
-    int nslots;
+    batch *batches;
+    int nbatches;
+    int threads;  /* host threads that may call match() at once */
+    int max_req;  /* requests per batch */
     pthread_mutex_t lock;
-    pthread_cond_t freed;
+    pthread_cond_t cv;         /* a batch ended */
+    request *head, *tail;      /* waiting for a batch */
     int nfree;
-    int free_list[MAX_SLOTS];
+    int free_list[MAX_BATCHES];
+    batch *running[MAX_BATCHES]; /* launched, oldest first */
+    int nrunning;
+    int completing;              /* a thread waits for running[0]'s results */
+    _Atomic unsigned epoch;      /* counts the broadcasts of cv */
     pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
@@ -342,8 +375,22 @@ static void collect(prof *pf)
                 CL_SUCCESS &&
             clGetEventProfilingInfo(pf->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) ==
                 CL_SUCCESS &&
-            t1 >= t0)
+            t1 >= t0) {
             pf->ms[pf->ev_kind[i]] += (double)(t1 - t0) * 1e-6;
+            if (pf->nspan == pf->span_cap) {
+                size_t cap = pf->span_cap ? 2 * pf->span_cap : 4096;
+                cl_ulong *p = realloc(pf->span, sizeof(cl_ulong) * 2 * cap);
+                if (p) {
+                    pf->span = p;
+                    pf->span_cap = cap;
+                }
+            }
+            if (pf->nspan < pf->span_cap) {
+                pf->span[2 * pf->nspan] = t0;
+                pf->span[2 * pf->nspan + 1] = t1;
+                pf->nspan++;
+            }
+        }
         pf->n[pf->ev_kind[i]]++;
         clReleaseEvent(pf->ev[i]);
     }
@@ -379,18 +426,76 @@ static void release_mem(cl_mem *m)
     *m = NULL;
 }
 
-static void slot_release(slot *sl)
+static void batch_release(batch *b)
 {
-    cl_mem *mems[] = {&sl->res, &sl->part, &sl->out};
+    if (b->read_done)
+        clReleaseEvent(b->read_done);
+    if (b->in_host)
+        clEnqueueUnmapMemObject(b->q, b->in_pin, b->in_host, 0, NULL, NULL);
+    if (b->out_host)
+        clEnqueueUnmapMemObject(b->q, b->out_pin, b->out_host, 0, NULL, NULL);
+    if (b->q)
+        clFinish(b->q);
+    release_mem(&b->in_pin);
+    release_mem(&b->out_pin);
+    cl_mem *mems[] = {&b->in, &b->part, &b->out};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         release_mem(mems[i]);
-    cl_kernel ks[] = {sl->k_match[0], sl->k_match[1], sl->k_reduce};
+    cl_kernel ks[] = {b->k_match[0], b->k_match[1], b->k_reduce};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (ks[i])
             clReleaseKernel(ks[i]);
-    if (sl->q)
-        clReleaseCommandQueue(sl->q);
-    free(sl->res_host);
+    if (b->q)
+        clReleaseCommandQueue(b->q);
+    free(b->req);
+    free(b->pf.span);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const cl_ulong x = *(const cl_ulong *)a, y = *(const cl_ulong *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* How long the device was busy with any command (the union of the
+ * commands' intervals), over the span from the first start to the last end. */
+static void report_busy(ocl *ce)
+{
+    prof *pfs[MAX_BATCHES + 1];
+    int np = 0;
+    pfs[np++] = &ce->pf;
+    for (int i = 0; i < ce->nbatches; i++)
+        pfs[np++] = &ce->batches[i].pf;
+    size_t m = 0;
+    for (int i = 0; i < np; i++)
+        m += pfs[i]->nspan;
+    cl_ulong *all = malloc(sizeof(cl_ulong) * 2 * (m ? m : 1));
+    if (!all)
+        return;
+    m = 0;
+    for (int i = 0; i < np; i++) {
+        if (pfs[i]->nspan)
+            memcpy(all + 2 * m, pfs[i]->span, sizeof(cl_ulong) * 2 * pfs[i]->nspan);
+        m += pfs[i]->nspan;
+    }
+    qsort(all, m, 2 * sizeof(cl_ulong), cmp_u64);
+    double busy = 0;
+    cl_ulong start = 0, end = 0;
+    for (size_t i = 0; i < m; i++) {
+        const cl_ulong a = all[2 * i], b = all[2 * i + 1];
+        if (i == 0 || a > end) {
+            busy += i ? (double)(end - start) : 0;
+            start = a;
+            end = b;
+        } else if (b > end) {
+            end = b;
+        }
+    }
+    if (m)
+        busy += (double)(end - start);
+    fprintf(stderr, "opencl: device busy %.1f ms of the %.1f ms from its first command to its last\n",
+            busy * 1e-6, m ? (double)(end - all[0]) * 1e-6 : 0.0);
+    free(all);
 }
 
 static void ocl_destroy(void *state)
@@ -402,47 +507,57 @@ static void ocl_destroy(void *state)
         clFinish(ce->q);
         collect(&ce->pf);
     }
-    /* The slots' figures, summed. */
+    /* The batches' figures, summed. */
     prof all = ce->pf;
-    double host_match_s = 0, work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
-    long calls = 0, wide_calls = 0, reduce_calls = 0;
-    for (int i = 0; i < ce->nslots; i++) {
-        slot *sl = &ce->slots[i];
-        if (sl->q) {
-            clFinish(sl->q);
-            collect(&sl->pf);
+    double host_s = 0, work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
+    long runs = 0, calls = 0, wide_runs = 0, reduce_runs = 0, hist[HIST] = {0};
+    for (int i = 0; i < ce->nbatches; i++) {
+        batch *b = &ce->batches[i];
+        if (b->q) {
+            clFinish(b->q);
+            collect(&b->pf);
         }
         for (int k = 0; k < NPROF; k++) {
-            all.ms[k] += sl->pf.ms[k];
-            all.n[k] += sl->pf.n[k];
+            all.ms[k] += b->pf.ms[k];
+            all.n[k] += b->pf.n[k];
         }
-        host_match_s += sl->host_match_s;
-        calls += sl->calls;
-        wide_calls += sl->wide_calls;
-        reduce_calls += sl->reduce_calls;
-        work += sl->work;
-        bytes_up += sl->bytes_up;
-        bytes_down += sl->bytes_down;
+        for (int k = 0; k < HIST; k++)
+            hist[k] += b->hist[k];
+        host_s += b->host_s;
+        runs += b->runs;
+        calls += b->calls;
+        wide_runs += b->wide_runs;
+        reduce_runs += b->reduce_runs;
+        work += b->work;
+        bytes_up += b->bytes_up;
+        bytes_down += b->bytes_down;
     }
     if (ce->verbose && ce->begins) {
         const double dev_ms = all.ms[P_NARROW] + all.ms[P_WIDE];
         fprintf(stderr,
-                "opencl: %d host threads; %ld blocks (%.1f ms on the host), %ld match calls (%ld "
-                "wide, %ld with reduce_chunks; %.1f thread-ms on the host, %.1f us per call); "
-                "%.1f MB up, %.1f MB down; %.3g comparisons, %.2f G/s in the match kernels\n",
-                ce->nslots, ce->begins, ce->host_begin_s * 1e3, calls, wide_calls, reduce_calls,
-                host_match_s * 1e3, calls ? host_match_s * 1e6 / calls : 0.0, bytes_up / 1e6,
-                bytes_down / 1e6, work, dev_ms > 0 ? work / dev_ms * 1e-6 : 0.0);
-        fprintf(stderr, "opencl: device time (kernels of different threads overlap):");
+                "opencl: %d host threads, %d batches in flight; %ld blocks (%.1f ms on the host), "
+                "%ld match calls in %ld batches (%ld wide, %ld with reduce_chunks; %.1f ms on the "
+                "host, %.1f us per batch); %.1f MB up, %.1f MB down; %.3g comparisons, %.2f G/s in "
+                "the match kernels\n",
+                ce->threads, ce->nbatches, ce->begins, ce->host_begin_s * 1e3, calls, runs,
+                wide_runs, reduce_runs, host_s * 1e3, runs ? host_s * 1e6 / runs : 0.0,
+                bytes_up / 1e6, bytes_down / 1e6, work, dev_ms > 0 ? work / dev_ms * 1e-6 : 0.0);
+        fprintf(stderr, "opencl: calls per batch:");
+        for (int k = 0; k < HIST; k++)
+            if (hist[k])
+                fprintf(stderr, " %d-%d: %ld", k ? (1 << (k - 1)) + 1 : 1, 1 << k, hist[k]);
+        fprintf(stderr, "\nopencl: device time:");
         for (int k = 0; k < NPROF; k++)
             if (all.n[k])
                 fprintf(stderr, "%s %s %.1f ms (%ld, %.1f us each)", k ? "," : "", prof_name[k],
                         all.ms[k], all.n[k], all.ms[k] * 1e3 / all.n[k]);
         fprintf(stderr, "\n");
+        report_busy(ce);
     }
-    for (int i = 0; i < ce->nslots; i++)
-        slot_release(&ce->slots[i]);
-    free(ce->slots);
+    free(ce->pf.span);
+    for (int i = 0; i < ce->nbatches; i++)
+        batch_release(&ce->batches[i]);
+    free(ce->batches);
     cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk, &ce->stage, &ce->nodes, &ce->groups,
                       &ce->info};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
@@ -458,7 +573,7 @@ static void ocl_destroy(void *state)
     free(ce->blk_host);
     free(ce->stage_host);
     pthread_mutex_destroy(&ce->lock);
-    pthread_cond_destroy(&ce->freed);
+    pthread_cond_destroy(&ce->cv);
     pthread_mutex_destroy(&ce->fail_lock);
     free(ce);
 }
@@ -505,30 +620,51 @@ static int build(ocl *ce)
     return 0;
 }
 
-/* A slot's queue, kernels and per-call buffers (part comes with the
+/* Ints of a batch's input: the table, then up to max_req leaves of
+ * residuals and masks. */
+static size_t in_ints(const ocl *ce)
+{
+    return (size_t)ce->max_req * (REQ_INTS + (MAXM + 1) * LEAF_MAX);
+}
+
+/* A batch's queue, kernels and per-call buffers (part comes with the
  * dictionary, in alloc_groups). */
-static int slot_create(ocl *ce, slot *sl)
+static int batch_create(ocl *ce, batch *b)
 {
     cl_int e;
-    sl->q = clCreateCommandQueue(ce->ctx, ce->dev, ce->verbose ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    b->q = clCreateCommandQueue(ce->ctx, ce->dev, ce->verbose ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
     if (e != CL_SUCCESS)
         return fail(ce, e, "clCreateCommandQueue");
     static const char *const names[3] = {"match_narrow", "match_wide", "reduce_chunks"};
-    cl_kernel *ks[3] = {&sl->k_match[0], &sl->k_match[1], &sl->k_reduce};
+    cl_kernel *ks[3] = {&b->k_match[0], &b->k_match[1], &b->k_reduce};
     for (int i = 0; i < 3; i++) {
         *ks[i] = clCreateKernel(ce->prog, names[i], &e);
         if (e != CL_SUCCESS)
             return fail(ce, e, names[i]);
     }
-    sl->res_host = malloc(sizeof(int32_t) * (MAXM + 1) * LEAF_MAX);
-    if (!sl->res_host)
+    const size_t nout = (size_t)ce->max_req * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
+    b->req = malloc(sizeof(request *) * ce->max_req);
+    if (!b->req)
         return MMP_ENOMEM;
-    sl->res = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY, sizeof(int32_t) * (MAXM + 1) * LEAF_MAX,
-                             NULL, &e);
+    const size_t in_bytes = sizeof(int32_t) * in_ints(ce), out_bytes = sizeof(mmp_match) * nout;
+    b->in = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY, in_bytes, NULL, &e);
     if (e == CL_SUCCESS)
-        sl->out = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE,
-                                 sizeof(mmp_match) * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B),
-                                 NULL, &e);
+        b->out = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE, out_bytes, NULL, &e);
+    /* The host side of the transfers in pinned memory (buffers allocated by
+     * the implementation and mapped for the engine's life): the copies run
+     * straight from and to it. */
+    if (e == CL_SUCCESS)
+        b->in_pin = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, in_bytes,
+                                   NULL, &e);
+    if (e == CL_SUCCESS)
+        b->out_pin = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, out_bytes,
+                                    NULL, &e);
+    if (e == CL_SUCCESS)
+        b->in_host = clEnqueueMapBuffer(b->q, b->in_pin, CL_TRUE, CL_MAP_WRITE, 0, in_bytes, 0,
+                                        NULL, NULL, &e);
+    if (e == CL_SUCCESS)
+        b->out_host = clEnqueueMapBuffer(b->q, b->out_pin, CL_TRUE, CL_MAP_READ, 0, out_bytes, 0,
+                                         NULL, NULL, &e);
     return e == CL_SUCCESS ? 0 : fail(ce, e, "clCreateBuffer");
 }
 
@@ -552,12 +688,14 @@ static int upload_nodes(ocl *ce)
     return e == CL_SUCCESS ? 0 : fail(ce, e, "node table");
 }
 
-/* MMP_CL_TUNE="wg=N,vec=N,kt=N" overrides the defaults (for benchmarks). */
+/* MMP_CL_TUNE="wg=N,vec=N,kt=N,batches=N" overrides the defaults (for
+ * benchmarks). */
 static void tune(ocl *ce, int gpu)
 {
     ce->wg = gpu ? 128 : 8;
     ce->vec = gpu ? 1 : 16;
     ce->kt = 256;
+    ce->nbatches = DEFAULT_BATCHES;
     const char *env = getenv("MMP_CL_TUNE");
     while (env && *env) {
         int v = 0, used = 0;
@@ -567,6 +705,8 @@ static void tune(ocl *ce, int gpu)
             ce->vec = v;
         else if (sscanf(env, "kt=%d%n", &v, &used) == 1 && v >= 1 && v <= 65536)
             ce->kt = v;
+        else if (sscanf(env, "batches=%d%n", &v, &used) == 1 && v >= 1 && v <= MAX_BATCHES)
+            ce->nbatches = v;
         env = strchr(env, ',');
         env = env ? env + 1 : NULL;
     }
@@ -579,7 +719,7 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
         return MMP_ENOMEM;
     *state = NULL;
     pthread_mutex_init(&ce->lock, NULL);
-    pthread_cond_init(&ce->freed, NULL);
+    pthread_cond_init(&ce->cv, NULL);
     pthread_mutex_init(&ce->fail_lock, NULL);
     atomic_init(&ce->failed, 0);
     ce->verbose = cfg->verbose;
@@ -628,27 +768,27 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
     if ((err = build(ce)) || (err = upload_nodes(ce)))
         goto out;
 
-    /* A slot for each host thread of the search. By default DEFAULT_HOST_THREADS
-     * (the device is the bottleneck: on an H100, camera at lambda 10 took
-     * 8.4 s with 2 host threads, 7.3-7.7 s with 3 or 4, 8.1-8.2 s with 16). */
-    ce->nslots = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
-    if (cfg->threads <= 0 && ce->nslots > DEFAULT_HOST_THREADS)
-        ce->nslots = DEFAULT_HOST_THREADS;
-    ce->nslots = ce->nslots < 1 ? 1 : ce->nslots > MAX_SLOTS ? MAX_SLOTS : ce->nslots;
-    ce->slots = calloc((size_t)ce->nslots, sizeof(slot));
-    if (!ce->slots) {
+    /* Host threads for the search: they spend most of their time waiting
+     * for the device, so their number need not be that of the cores; more
+     * of them make larger batches. */
+    ce->threads = cfg->threads > 0 ? cfg->threads : DEFAULT_HOST_THREADS;
+    ce->threads = ce->threads < 1 ? 1 : ce->threads > MAX_HOST_THREADS ? MAX_HOST_THREADS
+                                                                       : ce->threads;
+    ce->max_req = ce->threads;
+    ce->batches = calloc((size_t)ce->nbatches, sizeof(batch));
+    if (!ce->batches) {
         err = MMP_ENOMEM;
         goto out;
     }
-    for (int i = 0; i < ce->nslots; i++) {
-        if ((err = slot_create(ce, &ce->slots[i])))
+    for (int i = 0; i < ce->nbatches; i++) {
+        if ((err = batch_create(ce, &ce->batches[i])))
             goto out;
         ce->free_list[ce->nfree++] = i;
     }
     if (ce->verbose)
         fprintf(stderr, "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
-                        "ms, %d host threads\n",
-                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->nslots);
+                        "ms, %d host threads, %d batches in flight\n",
+                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches);
 out:
     if (err) {
         ocl_destroy(ce);
@@ -716,9 +856,9 @@ static int alloc_groups(ocl *ce, int cap)
     if (e == CL_SUCCESS)
         ce->info = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                   sizeof(cl_int) * 2 * NODE_TABLE, info, &e);
-    for (int i = 0; i < ce->nslots && e == CL_SUCCESS; i++)
-        ce->slots[i].part = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE,
-                                           sizeof(mmp_match) * MAXM * most, NULL, &e);
+    for (int i = 0; i < ce->nbatches && e == CL_SUCCESS; i++)
+        ce->batches[i].part = clCreateBuffer(
+            ce->ctx, CL_MEM_READ_WRITE, sizeof(mmp_match) * MAXM * most * ce->max_req, NULL, &e);
     free(groups);
     free(info);
     return e == CL_SUCCESS ? 0 : fail(ce, e, "work-group tables");
@@ -731,8 +871,8 @@ static int alloc_dict(ocl *ce, int cap)
     cl_mem *mems[] = {&ce->dict, &ce->norms, &ce->blk, &ce->groups, &ce->info};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
         release_mem(mems[i]);
-    for (int i = 0; i < ce->nslots; i++)
-        release_mem(&ce->slots[i].part);
+    for (int i = 0; i < ce->nbatches; i++)
+        release_mem(&ce->batches[i].part);
     free(ce->blk_host);
     ce->cap = 0;
     ce->pitch = (cap + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
@@ -887,29 +1027,32 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     /* The arguments that stay for the block. */
     const cl_long lambda = t->lambda_q8;
     const cl_int pitch = ce->pitch;
-    for (int i = 0; i < ce->nslots; i++) {
-        slot *sl = &ce->slots[i];
+    for (int i = 0; i < ce->nbatches; i++) {
+        batch *bt = &ce->batches[i];
         for (int w = 0; w < 2; w++) {
-            cl_kernel k = sl->k_match[w];
+            cl_kernel k = bt->k_match[w];
             e = clSetKernelArg(k, 0, sizeof(cl_mem), &ce->dict);
             e |= clSetKernelArg(k, 1, sizeof(cl_mem), &ce->norms);
             e |= clSetKernelArg(k, 2, sizeof(cl_mem), &ce->blk);
-            e |= clSetKernelArg(k, 3, sizeof(cl_mem), &sl->res);
-            e |= clSetKernelArg(k, 4, sizeof(cl_mem), &ce->nodes);
+            e |= clSetKernelArg(k, 3, sizeof(cl_mem), &bt->in);
+            e |= clSetKernelArg(k, 5, sizeof(cl_mem), &ce->nodes);
             e |= clSetKernelArg(k, 6, sizeof(cl_mem), &ce->groups);
-            e |= clSetKernelArg(k, 12, sizeof(cl_long), &lambda);
-            e |= clSetKernelArg(k, 13, sizeof(cl_int), &pitch);
+            e |= clSetKernelArg(k, 7, sizeof(cl_long), &lambda);
+            e |= clSetKernelArg(k, 8, sizeof(cl_int), &pitch);
+            e |= clSetKernelArg(k, 9, sizeof(cl_mem), &bt->part);
+            e |= clSetKernelArg(k, 10, sizeof(cl_mem), &bt->out);
             if (e != CL_SUCCESS)
                 return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
         }
-        e = clSetKernelArg(sl->k_reduce, 0, sizeof(cl_mem), &sl->part);
-        e |= clSetKernelArg(sl->k_reduce, 1, sizeof(cl_mem), &ce->info);
-        e |= clSetKernelArg(sl->k_reduce, 6, sizeof(cl_mem), &sl->out);
+        e = clSetKernelArg(bt->k_reduce, 0, sizeof(cl_mem), &bt->part);
+        e |= clSetKernelArg(bt->k_reduce, 1, sizeof(cl_mem), &ce->info);
+        e |= clSetKernelArg(bt->k_reduce, 2, sizeof(cl_mem), &bt->in);
+        e |= clSetKernelArg(bt->k_reduce, 5, sizeof(cl_mem), &bt->out);
         if (e != CL_SUCCESS)
             return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
     }
-    /* The slots' queues must see this block's tables; the host copies may
-     * be rewritten at the next block. */
+    /* The batches' queues must see this block's tables; the host copies
+     * may be rewritten at the next block. */
     if ((e = clFinish(ce->q)) != CL_SUCCESS)
         return fail(ce, e, "clFinish");
     ce->begins++;
@@ -917,120 +1060,176 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     return 0;
 }
 
-static slot *slot_get(ocl *ce)
-{
-    pthread_mutex_lock(&ce->lock);
-    while (ce->nfree == 0)
-        pthread_cond_wait(&ce->freed, &ce->lock);
-    slot *sl = &ce->slots[ce->free_list[--ce->nfree]];
-    pthread_mutex_unlock(&ce->lock);
-    return sl;
-}
-
-static void slot_put(ocl *ce, slot *sl)
-{
-    pthread_mutex_lock(&ce->lock);
-    ce->free_list[ce->nfree++] = (int)(sl - ce->slots);
-    pthread_cond_signal(&ce->freed);
-    pthread_mutex_unlock(&ce->lock);
-}
-
-static int slot_match(ocl *ce, slot *sl, const int32_t *orig, const int32_t *pred, int nmodes,
-                      const uint8_t *real, int lh, int lw, mmp_match *out)
+/*
+ * Sends the requests of b to the device as one batch: their residuals and
+ * the batch table in one write, one match kernel over every work-group of
+ * every request, one reduce_chunks over the nodes of several chunks, and
+ * one read of all the results, queued without waiting (finish_batch waits).
+ */
+static int launch_batch(ocl *ce, batch *b)
 {
     const double t0 = now_s();
-    const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
-
-    /* Residuals before clipping, and the largest of them. */
-    int32_t *r = sl->res_host;
-    int64_t maxr = 0;
-    for (int m = 0; m < nmodes; m++)
-        for (int i = 0; i < area; i++) {
-            const int64_t v = (int64_t)orig[i] - pred[(long)m * area + i];
-            r[m * area + i] = (int32_t)v;
-            maxr = v > maxr ? v : -v > maxr ? -v : maxr;
+    int32_t *tab = b->in_host;
+    const size_t res0 = (size_t)ce->max_req * REQ_INTS;
+    size_t at = res0;
+    int groups = 0, wide = 0;
+    long part_at = 0, out_at = 0, red = 0;
+    double work = 0;
+    for (int r = 0; r < b->nreq; r++) {
+        const request *rq = b->req[r];
+        const int lh = rq->lh, lw = rq->lw, nmodes = rq->nmodes;
+        const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
+        /* Residuals before clipping, and the largest of them. */
+        int32_t *res = b->in_host + at;
+        int64_t maxr = 0;
+        for (int m = 0; m < nmodes; m++)
+            for (int i = 0; i < area; i++) {
+                const int64_t v = (int64_t)rq->orig[i] - rq->pred[(long)m * area + i];
+                res[m * area + i] = (int32_t)v;
+                maxr = v > maxr ? v : -v > maxr ? -v : maxr;
+            }
+        int masked = 0;
+        if (rq->real)
+            for (int i = 0; i < area; i++) {
+                res[nmodes * area + i] = rq->real[i] ? -1 : 0;
+                masked |= !rq->real[i];
+            }
+        /* 32-bit sums when no node can exceed 2^32 - 1. */
+        const int64_t bound = maxr + ce->maxe;
+        wide |= !(bound <= 65535 && (uint64_t)(bound * bound) * area <= UINT32_MAX);
+        const int direct = ce->direct[lh][lw], ngroups = ce->ngroups[lh][lw];
+        int32_t *tr = tab + (size_t)r * REQ_INTS;
+        tr[R_G0] = groups;
+        tr[R_GBASE] = ce->group_base[lh][lw];
+        tr[R_NBASE] = ce->node_base[lh][lw];
+        tr[R_LH] = lh;
+        tr[R_LW] = lw;
+        tr[R_NMODES] = nmodes;
+        tr[R_MASKED] = masked;
+        tr[R_RES] = (int32_t)at;
+        tr[R_DIRECT] = direct;
+        tr[R_PART] = (int32_t)part_at;
+        tr[R_OUT] = (int32_t)out_at;
+        tr[R_NGROUPS] = ngroups;
+        tr[R_COUNT] = count;
+        tr[R_R0] = (int32_t)red;
+        groups += ngroups;
+        if (!direct) {
+            part_at += (long)nmodes * ngroups;
+            red += (long)nmodes * count;
         }
-    int masked = 0;
-    if (real)
-        for (int i = 0; i < area; i++) {
-            r[nmodes * area + i] = real[i] ? -1 : 0;
-            masked |= !real[i];
+        out_at += (long)nmodes * count;
+        at += (size_t)(nmodes + masked) * area;
+        if (ce->verbose) {
+            long n = 0;
+            for (int a = 0; a <= lh; a++)
+                for (int c = 0; c <= lw; c++)
+                    n += ce->dev_n[mmp_scale(a, c)];
+            work += (double)n * area * nmodes;
         }
-    const size_t nres = (size_t)(nmodes + masked) * area;
-    /* 32-bit sums when no node can exceed 2^32 - 1. */
-    const int64_t bound = maxr + ce->maxe;
-    const int wide = !(bound <= 65535 && (uint64_t)(bound * bound) * area <= UINT32_MAX);
-    const int direct = ce->direct[lh][lw], ngroups = ce->ngroups[lh][lw];
+    }
 
     cl_int e;
-    cl_event *ev = event_for(ce, &sl->pf, sl->q, P_RES);
-    e = clEnqueueWriteBuffer(sl->q, sl->res, CL_FALSE, 0, sizeof(int32_t) * nres, r, 0, NULL, ev);
+    cl_event *ev = event_for(ce, &b->pf, b->q, P_RES);
+    e = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, sizeof(int32_t) * at, b->in_host, 0, NULL,
+                             ev);
     if (e != CL_SUCCESS) {
-        drop_event(&sl->pf, ev);
+        drop_event(&b->pf, ev);
         return fail(ce, e, "write residuals");
     }
-    cl_kernel k = sl->k_match[wide];
-    const cl_int nbase = ce->node_base[lh][lw], gbase = ce->group_base[lh][lw];
-    const cl_int clh = lh, clw = lw, cnm = nmodes, cmask = masked, ccount = count;
-    const cl_int cngroups = ngroups, stride = direct ? count : ngroups;
-    e = clSetKernelArg(k, 5, sizeof(cl_int), &nbase);
-    e |= clSetKernelArg(k, 7, sizeof(cl_int), &gbase);
-    e |= clSetKernelArg(k, 8, sizeof(cl_int), &clh);
-    e |= clSetKernelArg(k, 9, sizeof(cl_int), &clw);
-    e |= clSetKernelArg(k, 10, sizeof(cl_int), &cnm);
-    e |= clSetKernelArg(k, 11, sizeof(cl_int), &cmask);
-    e |= clSetKernelArg(k, 14, sizeof(cl_mem), direct ? &sl->out : &sl->part);
-    e |= clSetKernelArg(k, 15, sizeof(cl_int), &stride);
-    if (e != CL_SUCCESS)
+    const cl_int nreq = b->nreq;
+    cl_kernel k = b->k_match[wide];
+    if ((e = clSetKernelArg(k, 4, sizeof(cl_int), &nreq)) != CL_SUCCESS)
         return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
-    const size_t global = (size_t)ngroups * ce->wg, local = ce->wg;
-    ev = event_for(ce, &sl->pf, sl->q, wide ? P_WIDE : P_NARROW);
-    e = clEnqueueNDRangeKernel(sl->q, k, 1, NULL, &global, &local, 0, NULL, ev);
+    const size_t global = (size_t)groups * ce->wg, local = ce->wg;
+    ev = event_for(ce, &b->pf, b->q, wide ? P_WIDE : P_NARROW);
+    e = clEnqueueNDRangeKernel(b->q, k, 1, NULL, &global, &local, 0, NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(&sl->pf, ev);
+        drop_event(&b->pf, ev);
+        clFinish(b->q);
         return fail(ce, e, wide ? "match_wide" : "match_narrow");
     }
-    if (!direct) {
-        e = clSetKernelArg(sl->k_reduce, 2, sizeof(cl_int), &nbase);
-        e |= clSetKernelArg(sl->k_reduce, 3, sizeof(cl_int), &cngroups);
-        e |= clSetKernelArg(sl->k_reduce, 4, sizeof(cl_int), &ccount);
-        e |= clSetKernelArg(sl->k_reduce, 5, sizeof(cl_int), &cnm);
-        if (e != CL_SUCCESS)
-            return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
-        const size_t rglobal = ((size_t)nmodes * count + 63) / 64 * 64;
-        ev = event_for(ce, &sl->pf, sl->q, P_REDUCE);
-        e = clEnqueueNDRangeKernel(sl->q, sl->k_reduce, 1, NULL, &rglobal, NULL, 0, NULL, ev);
+    if (red) {
+        const cl_int total = (cl_int)red;
+        e = clSetKernelArg(b->k_reduce, 3, sizeof(cl_int), &nreq);
+        e |= clSetKernelArg(b->k_reduce, 4, sizeof(cl_int), &total);
         if (e != CL_SUCCESS) {
-            drop_event(&sl->pf, ev);
+            clFinish(b->q);
+            return fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
+        }
+        const size_t rglobal = ((size_t)red + 63) / 64 * 64;
+        ev = event_for(ce, &b->pf, b->q, P_REDUCE);
+        e = clEnqueueNDRangeKernel(b->q, b->k_reduce, 1, NULL, &rglobal, NULL, 0, NULL, ev);
+        if (e != CL_SUCCESS) {
+            drop_event(&b->pf, ev);
+            clFinish(b->q);
             return fail(ce, e, "reduce_chunks");
         }
-        sl->reduce_calls++;
+        b->reduce_runs++;
     }
-    const size_t nout = sizeof(mmp_match) * nmodes * count;
-    ev = event_for(ce, &sl->pf, sl->q, P_READ);
-    /* Blocking: it also waits for the write of res_host. */
-    e = clEnqueueReadBuffer(sl->q, sl->out, CL_TRUE, 0, nout, out, 0, NULL, ev);
+    ev = event_for(ce, &b->pf, b->q, P_READ);
+    e = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, sizeof(mmp_match) * out_at, b->out_host, 0,
+                            NULL, ev);
     if (e != CL_SUCCESS) {
-        drop_event(&sl->pf, ev);
-        clFinish(sl->q);
+        drop_event(&b->pf, ev);
+        clFinish(b->q);
         return fail(ce, e, "read results");
     }
-    if (ce->verbose) {
-        collect(&sl->pf);
-        long n = 0;
-        for (int a = 0; a <= lh; a++)
-            for (int b = 0; b <= lw; b++)
-                n += ce->dev_n[mmp_scale(a, b)];
-        sl->work += (double)n * area * nmodes;
+    if ((e = clFlush(b->q)) != CL_SUCCESS) {
+        clFinish(b->q);
+        return fail(ce, e, "clFlush");
     }
-    sl->calls++;
-    sl->wide_calls += wide;
-    sl->bytes_up += sizeof(int32_t) * nres;
-    sl->bytes_down += nout;
-    sl->host_match_s += now_s() - t0;
+    b->out_len = out_at;
+    b->wide_runs += wide;
+    b->work += work;
+    b->bytes_up += sizeof(int32_t) * at;
+    b->host_s += now_s() - t0;
     return 0;
 }
 
+/* Waits for the batch that launch_batch() sent and hands out its results. */
+static int finish_batch(ocl *ce, batch *b)
+{
+    const double t0 = now_s();
+    cl_int e = clFinish(b->q);
+    if (e != CL_SUCCESS)
+        return fail(ce, e, "clFinish");
+    const int32_t *tab = b->in_host;
+    for (int r = 0; r < b->nreq; r++) {
+        const request *rq = b->req[r];
+        memcpy(rq->out, b->out_host + tab[(size_t)r * REQ_INTS + R_OUT],
+               sizeof(mmp_match) * rq->nmodes * mmp_match_count(rq->lh, rq->lw));
+    }
+    if (ce->verbose)
+        collect(&b->pf);
+    int hk = 0;
+    while (hk < HIST - 1 && (1 << hk) < b->nreq)
+        hk++;
+    b->hist[hk]++;
+    b->runs++;
+    b->calls += b->nreq;
+    b->bytes_down += sizeof(mmp_match) * b->out_len;
+    b->host_s += now_s() - t0;
+    return 0;
+}
+
+/* Wakes the waiters of ce (lock held). */
+static void wake_all(ocl *ce)
+{
+    atomic_fetch_add_explicit(&ce->epoch, 1, memory_order_release);
+    pthread_cond_broadcast(&ce->cv);
+}
+
+/*
+ * A call joins the queue of requests and waits until a batch has computed
+ * it. The threads in match() share two jobs, taken by whoever is free:
+ * launching a batch of every request waiting whenever a batch is free, and
+ * waiting for the oldest launched batch, then handing out its results. The
+ * thread that hands out a batch's results launches the next batch before
+ * it returns, so the device gets it without waiting for a thread to wake
+ * up. A waiting thread spins for a few microseconds before it sleeps.
+ */
+#define SPIN_S 50e-6
 static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig,
                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                      mmp_match *out)
@@ -1042,15 +1241,70 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
     if (nmodes < 1 || nmodes > MAXM || lh < 0 || lh > MMP_LOG2B || lw < 0 || lw > MMP_LOG2B ||
         !ce->cap)
         return MMP_EINVAL;
-    slot *sl = slot_get(ce);
-    const int err = slot_match(ce, sl, orig, pred, nmodes, real, lh, lw, out);
-    slot_put(ce, sl);
-    return err;
+    request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
+                  .out = out};
+    pthread_mutex_lock(&ce->lock);
+    if (ce->tail)
+        ce->tail->next = &rq;
+    else
+        ce->head = &rq;
+    ce->tail = &rq;
+    for (;;) {
+        if (ce->head && ce->nfree) {
+            batch *b = &ce->batches[ce->free_list[--ce->nfree]];
+            b->nreq = 0;
+            while (ce->head && b->nreq < ce->max_req) {
+                b->req[b->nreq++] = ce->head;
+                ce->head = ce->head->next;
+            }
+            if (!ce->head)
+                ce->tail = NULL;
+            pthread_mutex_unlock(&ce->lock);
+            b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
+            pthread_mutex_lock(&ce->lock);
+            ce->running[ce->nrunning++] = b;
+            wake_all(ce);
+            continue;
+        }
+        if (rq.done)
+            break;
+        if (ce->nrunning && !ce->completing) {
+            batch *b = ce->running[0];
+            ce->completing = 1;
+            pthread_mutex_unlock(&ce->lock);
+            const int err = b->err ? b->err : finish_batch(ce, b);
+            pthread_mutex_lock(&ce->lock);
+            for (int r = 0; r < b->nreq; r++) {
+                b->req[r]->err = err;
+                b->req[r]->done = 1;
+            }
+            ce->nrunning--;
+            memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
+            ce->free_list[ce->nfree++] = (int)(b - ce->batches);
+            ce->completing = 0;
+            wake_all(ce);
+            continue;
+        }
+        /* Nothing to do but wait: spin a little, then sleep. */
+        const unsigned ep = atomic_load_explicit(&ce->epoch, memory_order_acquire);
+        pthread_mutex_unlock(&ce->lock);
+        const double t0 = now_s();
+        for (int i = 0; atomic_load_explicit(&ce->epoch, memory_order_acquire) == ep; i++)
+            if ((i & 63) == 63 && now_s() - t0 > SPIN_S)
+                break;
+            else
+                mmp_wait_step(0);
+        pthread_mutex_lock(&ce->lock);
+        if (atomic_load_explicit(&ce->epoch, memory_order_relaxed) == ep)
+            pthread_cond_wait(&ce->cv, &ce->lock);
+    }
+    pthread_mutex_unlock(&ce->lock);
+    return rq.err;
 }
 
 static int ocl_concurrency(void *state)
 {
-    return ((ocl *)state)->nslots;
+    return ((ocl *)state)->threads;
 }
 
 const mmp_engine_ops mmp_engine_opencl = {
@@ -1060,4 +1314,7 @@ const mmp_engine_ops mmp_engine_opencl = {
     .begin_block = ocl_begin_block,
     .match = ocl_match,
     .concurrency = ocl_concurrency,
+    /* Every split as a task: the more calls wait at once, the larger the
+     * batches. */
+    .task_min_area = 2 * (1 << (2 * MMP_LOG2_PMIN)),
 };

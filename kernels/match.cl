@@ -42,6 +42,29 @@
 #define HDR_SRC 75    /* offset of each scale's added samples in the stage buffer */
 #define HDR_EPRE 100  /* added elements of the scales before each */
 
+/* The batch table at the start of `in`: REQ_INTS ints per request (the
+ * host's request r): its first work-group in the batch, the bases of its
+ * leaf shape in groups and nodes, the shape, modes, whether masked, where
+ * its residuals start in `in`, whether the match kernel writes its results
+ * directly (one chunk per node) or to part for reduce_chunks, its offsets
+ * in part and out (in results), its groups and nodes per mode, and its
+ * first item of reduce_chunks. */
+#define REQ_INTS 16
+#define R_G0 0
+#define R_GBASE 1
+#define R_NBASE 2
+#define R_LH 3
+#define R_LW 4
+#define R_NMODES 5
+#define R_MASKED 6
+#define R_RES 7
+#define R_DIRECT 8
+#define R_PART 9
+#define R_OUT 10
+#define R_NGROUPS 11
+#define R_COUNT 12
+#define R_R0 13
+
 typedef struct match_t {
     long j;
     int idx;
@@ -114,6 +137,21 @@ static inline int lane_of(vlong v, long x)
 #endif
 }
 
+/* The last request whose field f is at most x (the fields are prefix sums:
+ * the request that item x belongs to). */
+static inline int find_request(__global const int *in, int nreq, int f, int x)
+{
+    int lo = 0, hi = nreq - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (in[mid * REQ_INTS + f] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* First sample of scale (a, b) in units of the pitch: the areas of the scales before it. */
 static inline int first_sample(int a, int b)
 {
@@ -168,13 +206,23 @@ __kernel void append_elements(__global int *dict, __global long *norms, __global
  */
 static inline __attribute__((always_inline)) void
 match_group(__global const int *dict, __global const long *norms, __global const int *blk,
-            __global const int *res, __global const uint *nodes, __global const uint *groups,
-            int lh, int lw, int nmodes, int masked, long lambda, int pitch, __global match_t *dst,
-            int stride, __local int4 *lr, __local int4 *lm, __local long *rnl, __local long *rj,
-            __local int *ri, const int wide)
+            __global const int *in, int nreq, __global const uint *nodes_all,
+            __global const uint *groups_all, long lambda, int pitch, __global match_t *part,
+            __global match_t *out, __local int4 *lr, __local int4 *lm, __local long *rnl,
+            __local long *rj, __local int *ri, const int wide)
 {
-    const int g = get_group_id(0), lid = get_local_id(0);
-    const uint gr = groups[g];
+    const int lid = get_local_id(0);
+    const int gb = get_group_id(0);
+    const int rq = find_request(in, nreq, R_G0, gb);
+    __global const int *tr = in + rq * REQ_INTS;
+    const int g = gb - tr[R_G0];
+    const int lh = tr[R_LH], lw = tr[R_LW], nmodes = tr[R_NMODES], masked = tr[R_MASKED];
+    __global const int *res = in + tr[R_RES];
+    __global const uint *nodes = nodes_all + tr[R_NBASE];
+    const int direct = tr[R_DIRECT];
+    __global match_t *dst = direct ? out + tr[R_OUT] : part + tr[R_PART];
+    const int stride = direct ? tr[R_COUNT] : tr[R_NGROUPS];
+    const uint gr = groups_all[tr[R_GBASE] + g];
     const uint nd = nodes[gr & 4095];
     const int a = nd & 7, b = (nd >> 3) & 7, y0 = (nd >> 6) & 31, x0 = (nd >> 11) & 31;
     const int s = a * 5 + b, lb = a + b, area = 1 << lb, ws = 1 << b;
@@ -316,19 +364,19 @@ match_group(__global const int *dict, __global const long *norms, __global const
     }
 }
 
-#define MATCH_ARGS                                                                    \
-    __global const int *dict, __global const long *norms, __global const int *blk,    \
-        __global const int *res, __global const uint *nodes, int nbase,               \
-        __global const uint *groups, int gbase, int lh, int lw, int nmodes, int masked, \
-        long lambda, int pitch, __global match_t *dst, int stride
+#define MATCH_ARGS                                                                     \
+    __global const int *dict, __global const long *norms, __global const int *blk,     \
+        __global const int *in, int nreq, __global const uint *nodes,                  \
+        __global const uint *groups, long lambda, int pitch, __global match_t *part,   \
+        __global match_t *out
 
-#define MATCH_BODY(WIDE)                                                                      \
-    __local int4 lr[MAXM * 64] __attribute__((aligned(16)));                                  \
-    __local int4 lm[64] __attribute__((aligned(16)));                                         \
-    __local long rnl[MAXM], rj[MAXM * WG];                                                    \
-    __local int ri[MAXM * WG];                                                                \
-    match_group(dict, norms, blk, res, nodes + nbase, groups + gbase, lh, lw, nmodes, masked, \
-                lambda, pitch, dst, stride, lr, lm, rnl, rj, ri, WIDE)
+#define MATCH_BODY(WIDE)                                                                     \
+    __local int4 lr[MAXM * 64] __attribute__((aligned(16)));                                 \
+    __local int4 lm[64] __attribute__((aligned(16)));                                        \
+    __local long rnl[MAXM], rj[MAXM * WG];                                                   \
+    __local int ri[MAXM * WG];                                                               \
+    match_group(dict, norms, blk, in, nreq, nodes, groups, lambda, pitch, part, out, lr, lm, \
+                rnl, rj, ri, WIDE)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void match_narrow(MATCH_ARGS)
 {
@@ -341,32 +389,36 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void match_wide(MATCH_A
 }
 
 /*
- * The best of each node's chunks: work-item t takes mode t / count, node
- * t % count, whose chunks are the groups info[node].x .. + info[node].y - 1.
- * An empty scale gives (LONG_MAX, 0), as the reference does.
+ * The best of each node's chunks, for the requests whose nodes span several
+ * chunks: item t belongs to the request r whose range [R_R0, R_R0 + nmodes
+ * * count) holds it; its item i there takes mode i / count, node i % count,
+ * whose chunks are the groups info[node].x .. + info[node].y - 1 of r. An
+ * empty scale gives (LONG_MAX, 0), as the reference does.
  */
-__kernel void reduce_chunks(__global const match_t *part, __global const int2 *info, int ibase,
-                            int ngroups, int count, int nmodes, __global match_t *out)
+__kernel void reduce_chunks(__global const match_t *part, __global const int2 *info,
+                            __global const int *in, int nreq, int total, __global match_t *out)
 {
     const int t = get_global_id(0);
-    if (t >= nmodes * count)
+    if (t >= total)
         return;
-    const int m = t / count, node = t % count;
-    const int2 in = info[ibase + node];
-    __global const match_t *p = part + m * ngroups + in.x;
+    __global const int *tr = in + find_request(in, nreq, R_R0, t) * REQ_INTS;
+    const int i = t - tr[R_R0], count = tr[R_COUNT];
+    const int m = i / count, node = i % count;
+    const int2 inf = info[tr[R_NBASE] + node];
+    __global const match_t *p = part + tr[R_PART] + m * tr[R_NGROUPS] + inf.x;
     long bj = LONG_MAX;
     int bi = INT_MAX;
-    for (int c = 0; c < in.y; c++) {
+    for (int c = 0; c < inf.y; c++) {
         const long j = p[c].j;
-        const int i = p[c].idx;
-        if (j < bj || (j == bj && i < bi)) {
+        const int ix = p[c].idx;
+        if (j < bj || (j == bj && ix < bi)) {
             bj = j;
-            bi = i;
+            bi = ix;
         }
     }
     match_t r;
     r.j = bj;
     r.idx = bi == INT_MAX ? 0 : bi;
     r.pad = 0;
-    out[t] = r;
+    out[tr[R_OUT] + i] = r;
 }

@@ -70,6 +70,10 @@ typedef struct mmp_engine_ops {
      * match() calls in flight on other threads, if there is any; returns 1
      * if it ran one. The search calls it while it waits for another thread. */
     int (*help)(void *state);
+    /* Concurrent engines: the least area (samples) of a prediction-tree
+     * node whose splits run as tasks (0: the search's default). An engine
+     * whose calls mostly wait for a device wants every option in flight. */
+    int task_min_area;
 } mmp_engine_ops;
 
 /* One step of a wait for another thread: a pause for the first spins

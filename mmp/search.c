@@ -27,7 +27,8 @@
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
 /* Splits of nodes of at least this many samples run as tasks when the
- * search is parallel; below that the hand-over costs more than it gains. */
+ * search is parallel (unless the engine says otherwise); below that the
+ * hand-over costs more than it gains. */
 #define TASK_MIN_AREA 64
 /* From this many threads on, the horizontal split runs as a task as well:
  * more options in flight for many threads, less hand-over for few
@@ -97,6 +98,7 @@ struct mmp_search {
     uint32_t *idx_cost[MMP_NSCALES];
     int64_t lambda;
     int threads;    /* > 1: splits run as OpenMP tasks on that many threads */
+    int task_min_area; /* of a node whose splits run as tasks */
     _Atomic int err;
     cache_entry cache[CACHE_NODES][MMP_NUM_MODES][CACHE_WAYS];
     uint8_t next_way[CACHE_NODES][MMP_NUM_MODES];
@@ -259,6 +261,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->threads = eng->concurrency ? eng->concurrency(eng_state) : 1;
     if (s->threads < 1)
         s->threads = 1;
+    s->task_min_area = eng->task_min_area > 0 ? eng->task_min_area : TASK_MIN_AREA;
     atomic_init(&s->err, 0);
     atomic_init(&s->evals, 0);
     atomic_init(&s->hits, 0);
@@ -680,7 +683,7 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
             view_copy(&sp[f].v, v);
     }
     int64_t leaf;
-    if (s->threads > 1 && h * w >= TASK_MIN_AREA && can[MMP_FLAG_SPLIT_V]) {
+    if (s->threads > 1 && h * w >= s->task_min_area && can[MMP_FLAG_SPLIT_V]) {
         /* The splits as tasks (the horizontal one only for many threads),
          * each run by whichever thread gets to it first: this one takes
          * them after the leaf if nobody has. Until the started ones end,
