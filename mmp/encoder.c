@@ -109,10 +109,14 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         goto done;
     }
     int32_t chosen[MMP_B * MMP_B];
+    double search_s = 0, code_s = 0;
     for (int by = 0; by < bh; by++) {
         for (int bx = 0; bx < bw; bx++) {
             int ntok = 0;
+            const double ts = st->verbose ? now_seconds() : 0;
             err = mmp_search_block(search, by, bx, tok, &ntok);
+            const double tc = st->verbose ? now_seconds() : 0;
+            search_s += tc - ts;
             if (err) {
                 mmp_error(errbuf, errlen, err, "search failed in block %d,%d: %s", by, bx,
                      mmp_strerror(err));
@@ -138,10 +142,15 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
                 goto done;
             }
             mmp_apply_updates(&c);
+            if (st->verbose)
+                code_s += now_seconds() - tc;
         }
         if (st->progress)
             st->progress(st->progress_opaque, by + 1, bh);
     }
+    if (st->verbose)
+        fprintf(stderr, "mmp-enc: search %.3f s, coding and dictionary updates %.3f s\n", search_s,
+                code_s);
     if (mmp_rc_enc_finish(&rc)) {
         err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
         goto done;
