@@ -1302,6 +1302,18 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
     return rq.err;
 }
 
+void mmp_opencl_batch_counts(void *state, long *calls, long *batches)
+{
+    ocl *ce = state;
+    *calls = *batches = 0;
+    pthread_mutex_lock(&ce->lock);
+    for (int i = 0; i < ce->nbatches; i++) {
+        *calls += ce->batches[i].calls;
+        *batches += ce->batches[i].runs;
+    }
+    pthread_mutex_unlock(&ce->lock);
+}
+
 static int ocl_concurrency(void *state)
 {
     return ((ocl *)state)->threads;

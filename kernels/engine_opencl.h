@@ -26,4 +26,10 @@ int mmp_opencl_list_devices(FILE *f);
  */
 int mmp_opencl_probe(void);
 
+/*
+ * For tests: the match() calls an opencl engine state has answered and the
+ * batches it sent them in (calls > batches once a batch held several).
+ */
+void mmp_opencl_batch_counts(void *state, long *calls, long *batches);
+
 #endif

@@ -7,10 +7,13 @@
  *    real pixels, lambda 0 to huge, 8-bit, 16-bit (maxval 65535) and binary
  *    images, dictionaries that grow between blocks, fill up, or are
  *    replaced by one of another capacity.
+ *    Several threads calling match() at once on one engine, whose calls go
+ *    to the device in shared batches (shapes, modes, masks and 32- and
+ *    64-bit sums mixed in one batch).
  * 2. End to end: a 40x40 crop from the centre of every image in images/
  *    and the bottom-right 37x29 corner of those whose sides are not
  *    multiples of 16, at lambda 10 and 300, and a 16-bit crop: the same
- *    .mmp bytes with seq and opencl.
+ *    .mmp bytes with seq and with opencl on 1 and 5 host threads.
  *
  * Without any OpenCL platform or device every test is skipped (with a
  * message), not failed. The test images are found in $MMP_IMAGES, else
@@ -28,6 +31,7 @@
 #include <time.h>
 
 #include <cmocka.h>
+#include <omp.h>
 
 #include "common/error.h"
 #include "common/image.h"
@@ -312,6 +316,112 @@ static void test_match_edges(void **state)
     pair_destroy(&p);
 }
 
+/*
+ * THREADS threads call match() on one opencl engine at once, round after
+ * round (a barrier starts each round, so their calls meet in batches), each
+ * on its own random leaf; every result must equal seq's for the same leaf.
+ * maxval 4095 puts leaves of 32-bit and of 64-bit sums in the same batch.
+ */
+#define THREADS 6
+static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
+{
+    rng_seed(seed);
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, cap, maxval, 16), 0);
+    grow_dict(&d, cap * 4, maxval);
+    uint32_t *cost[MMP_NSCALES];
+    for (int s = 0; s < MMP_NSCALES; s++)
+        assert_non_null(cost[s] = malloc(sizeof(uint32_t) * cap));
+    mmp_search_tables t;
+    random_tables(&t, cost, &d, maxval, 0);
+    const mmp_engine_ops *ops[2] = {mmp_engine_find("seq"), mmp_engine_find("opencl")};
+    void *st[2];
+    for (int i = 0; i < 2; i++) {
+        mmp_engine_config cfg = {.threads = THREADS, .verbose = 0};
+        assert_int_equal(ops[i]->create(&st[i], &cfg), 0);
+        assert_int_equal(ops[i]->begin_block(st[i], &t), 0);
+    }
+    /* Every thread's leaves, drawn up front (the generator is not shared). */
+    typedef struct leaf {
+        int lh, lw, nmodes;
+        const uint8_t *real;
+        int32_t orig[MMP_B * MMP_B], pred[MMP_NUM_MODES * MMP_B * MMP_B];
+        uint8_t realbuf[MMP_B * MMP_B];
+    } leaf;
+    const int nleaves = rounds * THREADS;
+    leaf *lv = malloc(sizeof(leaf) * nleaves);
+    assert_non_null(lv);
+    for (int k = 0; k < nleaves; k++) {
+        leaf *l = &lv[k];
+        l->lh = rng_range(0, MMP_LOG2B);
+        l->lw = rng_range(0, MMP_LOG2B);
+        l->nmodes = rng_range(0, 2) ? MMP_NUM_MODES : rng_range(1, MMP_NUM_MODES);
+        l->real = random_leaf(&d, maxval, l->lh, l->lw, l->nmodes, l->orig, l->pred, l->realbuf);
+        if (l->real)
+            l->real = l->realbuf;
+    }
+    const size_t maxout = (size_t)MMP_NUM_MODES * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
+    mmp_match *got = malloc(sizeof(mmp_match) * maxout * nleaves);
+    mmp_match *want = malloc(sizeof(mmp_match) * maxout);
+    assert_non_null(got);
+    assert_non_null(want);
+    memset(got, 0xA5, sizeof(mmp_match) * maxout * nleaves);
+    int errs = 0;
+#pragma omp parallel num_threads(THREADS) reduction(+ : errs)
+    {
+        const int me = omp_get_thread_num(), nt = omp_get_num_threads();
+        for (int r = 0; r < rounds; r++) {
+#pragma omp barrier
+            for (int k = r * THREADS + me; k < (r + 1) * THREADS; k += nt) {
+                leaf *l = &lv[k];
+                errs += ops[1]->match(st[1], &t, l->orig, l->pred, l->nmodes, l->real, l->lh,
+                                      l->lw, got + maxout * k) != 0;
+            }
+        }
+    }
+    assert_int_equal(errs, 0);
+    long nodes = 0;
+    for (int k = 0; k < nleaves; k++) {
+        leaf *l = &lv[k];
+        const size_t n = (size_t)l->nmodes * mmp_match_count(l->lh, l->lw);
+        assert_int_equal(ops[0]->match(st[0], &t, l->orig, l->pred, l->nmodes, l->real, l->lh,
+                                       l->lw, want),
+                         0);
+        for (size_t q = 0; q < n; q++)
+            if (memcmp(&want[q], &got[maxout * k + q], sizeof(mmp_match)))
+                fail_msg("maxval %d leaf %d: %dx%d, %d modes%s, result %zu: opencl J %lld idx %d; "
+                         "seq J %lld idx %d",
+                         maxval, k, 1 << l->lh, 1 << l->lw, l->nmodes, l->real ? ", masked" : "", q,
+                         (long long)got[maxout * k + q].j, got[maxout * k + q].idx,
+                         (long long)want[q].j, want[q].idx);
+        nodes += (long)n;
+    }
+    long calls, batches;
+    mmp_opencl_batch_counts(st[1], &calls, &batches);
+    print_message("maxval %5d: %d threads, %ld calls in %ld batches, %ld results equal\n", maxval,
+                  THREADS, calls, batches, nodes);
+    assert_int_equal(calls, nleaves);
+    /* The calls met: some batch held several. */
+    assert_true(batches < calls);
+    for (int i = 0; i < 2; i++)
+        ops[i]->destroy(st[i]);
+    free(lv);
+    free(got);
+    free(want);
+    for (int s = 0; s < MMP_NSCALES; s++)
+        free(cost[s]);
+    mmp_dict_free(&d);
+}
+
+static void test_concurrent_batches(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    concurrent_config(255, 256, 12, 21);
+    concurrent_config(4095, 160, 12, 22);
+    concurrent_config(65535, 128, 6, 23);
+}
+
 static void test_engine_names(void **state)
 {
     (void)state;
@@ -360,13 +470,13 @@ static void crop(const mmp_image *src, int x0, int y0, int w, int h, mmp_image *
 static double engine_seconds[2];
 
 static void encode(const mmp_image *img, double lambda, int dict_cap, const char *engine,
-                   uint8_t **buf, size_t *len)
+                   int threads, uint8_t **buf, size_t *len)
 {
     mmp_settings s;
     mmp_default_settings(&s);
     s.lambda = lambda;
     s.engine = engine;
-    s.threads = 1;
+    s.threads = threads;
     s.dict_cap = dict_cap;
     char err[256] = "";
     const double t0 = now_seconds();
@@ -389,16 +499,21 @@ static void same_bytes(const char *what, const mmp_image *img)
     for (int l = 0; l < 2; l++) {
         uint8_t *ref = NULL, *buf = NULL;
         size_t reflen = 0, len = 0;
-        encode(img, lambdas[l], E2E_DICT, "seq", &ref, &reflen);
-        encode(img, lambdas[l], E2E_DICT, "opencl", &buf, &len);
-        if (len != reflen || memcmp(buf, ref, len)) {
-            size_t at = 0;
-            while (at < len && at < reflen && buf[at] == ref[at])
-                at++;
-            fail_msg("%s lambda %g: opencl gives %zu bytes, seq %zu; first difference at byte %zu",
-                     what, lambdas[l], len, reflen, at);
+        encode(img, lambdas[l], E2E_DICT, "seq", 1, &ref, &reflen);
+        /* One host thread (batches of one call), and several: the search's
+         * options as tasks, their calls in shared batches. */
+        for (int threads = 1; threads <= 5; threads += 4) {
+            encode(img, lambdas[l], E2E_DICT, "opencl", threads, &buf, &len);
+            if (len != reflen || memcmp(buf, ref, len)) {
+                size_t at = 0;
+                while (at < len && at < reflen && buf[at] == ref[at])
+                    at++;
+                fail_msg("%s lambda %g: opencl with %d host threads gives %zu bytes, seq %zu; "
+                         "first difference at byte %zu",
+                         what, lambdas[l], threads, len, reflen, at);
+            }
+            free(buf);
         }
-        free(buf);
         free(ref);
     }
     crops_checked++;
@@ -468,6 +583,7 @@ int main(void)
         printf("test_opencl: no OpenCL platform or device: every test is skipped\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engine_names),
+        cmocka_unit_test(test_concurrent_batches),
         cmocka_unit_test(test_match_8bit),
         cmocka_unit_test(test_match_16bit),
         cmocka_unit_test(test_match_edges),
