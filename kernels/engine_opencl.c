@@ -2,11 +2,22 @@
  * The opencl search engine: exhaustive matching on an OpenCL device.
  *
  * The kernels (kernels/match.cl, embedded in the binary at build time) do
- * all the work of match(): one launch covers every mode and every residual
- * node of the prediction leaf and computes the contract's argmin over the
- * whole dictionary of each node's scale, one work-group per (node, chunk of
- * elements); for leaves whose nodes span several chunks a second small
- * kernel reduces the chunks' results.
+ * all the work of match(): the contract's argmin over the whole dictionary
+ * of each residual node's scale, for every mode and every node of the
+ * prediction leaf, one work-group per (node, chunk of elements); for leaves
+ * whose nodes span several chunks a second small kernel reduces the chunks'
+ * results.
+ *
+ * Batches. The search calls match() from many host threads at once (-t, 16
+ * by default on a GPU), and a GPU runs one small kernel much as fast as one
+ * that is many times larger, and the kernels of different queues one after
+ * another. So the calls waiting at any moment go to the device together:
+ * one write of their residuals and of a table that describes them, one
+ * match kernel over all their work-groups, one reduce_chunks, one read of
+ * all the results. A batch is launched as soon as one is free (by default
+ * one at a time: the next gathers the calls that arrive while one runs),
+ * and the thread that hands out a batch's results launches the next before
+ * it returns.
  *
  * Device memory, allocated at dictionary capacity and kept for the encode:
  *   dict    every scale, samples interleaved by element (see match.cl);
@@ -14,22 +25,17 @@
  *   blk     per block: element counts, index costs of every scale;
  *   stage   the elements added since the last block, before append_elements
  *           scatters them into dict;
- *   res     per call: the residuals of the modes, and the mask of real pixels;
- *   part    per call: each work-group's best per mode;
- *   out     per call: the results, laid out as mmp_match;
+ *   in      per batch: the batch table, the residuals of the modes of every
+ *           call and their masks of real pixels;
+ *   part    per batch: each work-group's best per mode;
+ *   out     per batch: the results, laid out as mmp_match;
  *   nodes   the residual nodes of every leaf shape, in mmp_match_offset order;
  *   groups  the work-groups of every leaf shape, (node, chunk);
  *   info    each node's first group and number of chunks.
  * Per block: one write of blk, and when the dictionary grew one write of
- * stage and one append_elements. Per match(): one write of res, one or two
- * kernels, one blocking read of the results straight into the caller's
- * array.
- *
- * The search calls match() from several host threads at once (as many as
- * -t says, all cores by default), so that their round trips overlap and the
- * device runs several calls' kernels together: each call takes a slot, with
- * its own command queue, kernels and per-call buffers (res, part, out); the
- * per-block writes go through the main queue, finished before any call.
+ * stage and one append_elements, through the main queue, finished before
+ * any batch. Each batch has its own queue, kernels and buffers, and pinned
+ * host memory for its transfers.
  *
  * Any OpenCL failure is reported once on stderr (one line) and every later
  * call returns MMP_EENGINE.
@@ -84,7 +90,12 @@ static const char *const prof_name[NPROF] = {
 };
 
 #define MAX_HOST_THREADS 256
-#define DEFAULT_HOST_THREADS 16
+/* Host threads by default: on a GPU (the camera image at lambda 10 on an
+ * H100 took 3.4-3.7 s with 12 or 16, 3.5-3.7 s with 32, 4.0-4.2 s with 24
+ * and 5.5-5.7 s with 8), and on a CPU device, whose kernels run on the
+ * same cores as the search. */
+#define DEFAULT_HOST_THREADS_GPU 16
+#define DEFAULT_HOST_THREADS_CPU 4
 
 /* Profiling events of one queue (verbose only). */
 typedef struct prof {
@@ -100,8 +111,12 @@ typedef struct prof {
 #define REQ_INTS 16
 enum { R_G0, R_GBASE, R_NBASE, R_LH, R_LW, R_NMODES, R_MASKED, R_RES, R_DIRECT, R_PART, R_OUT,
        R_NGROUPS, R_COUNT, R_R0 };
+/* How long a thread waiting for a batch spins before it sleeps (on GPUs:
+ * on a CPU device the spinning would take cores from the kernels). */
+#define SPIN_S 50e-6
 /* Batches in flight at once, by default: while the device runs one, the
- * next gathers requests and is written. */
+ * next gathers requests (on an H100, 1 and 2 measured alike, 3.4-3.7 s for
+ * camera at lambda 10 with 16 host threads; more batches are smaller). */
 #define DEFAULT_BATCHES 1
 #define MAX_BATCHES 8
 #define HIST 8 /* batch sizes 1, 2, 3-4, 5-8, ... in the -v figures */
@@ -154,6 +169,7 @@ typedef struct ocl {
     int nrunning;
     int completing;              /* a thread waits for running[0]'s results */
     _Atomic unsigned epoch;      /* counts the broadcasts of cv */
+    double spin_s;               /* a waiting thread spins this long, then sleeps */
     pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
@@ -771,7 +787,11 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
     /* Host threads for the search: they spend most of their time waiting
      * for the device, so their number need not be that of the cores; more
      * of them make larger batches. */
-    ce->threads = cfg->threads > 0 ? cfg->threads : DEFAULT_HOST_THREADS;
+    const int gpu = (list[pick].type & CL_DEVICE_TYPE_GPU) != 0;
+    ce->spin_s = gpu ? SPIN_S : 0;
+    ce->threads = cfg->threads > 0 ? cfg->threads
+                  : gpu           ? DEFAULT_HOST_THREADS_GPU
+                                  : DEFAULT_HOST_THREADS_CPU;
     ce->threads = ce->threads < 1 ? 1 : ce->threads > MAX_HOST_THREADS ? MAX_HOST_THREADS
                                                                        : ce->threads;
     ce->max_req = ce->threads;
@@ -1229,7 +1249,6 @@ static void wake_all(ocl *ce)
  * it returns, so the device gets it without waiting for a thread to wake
  * up. A waiting thread spins for a few microseconds before it sleeps.
  */
-#define SPIN_S 50e-6
 static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig,
                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                      mmp_match *out)
@@ -1290,7 +1309,7 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
         pthread_mutex_unlock(&ce->lock);
         const double t0 = now_s();
         for (int i = 0; atomic_load_explicit(&ce->epoch, memory_order_acquire) == ep; i++)
-            if ((i & 63) == 63 && now_s() - t0 > SPIN_S)
+            if ((i & 63) == 63 && now_s() - t0 > ce->spin_s)
                 break;
             else
                 mmp_wait_step(0);

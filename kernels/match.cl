@@ -4,8 +4,7 @@
  * match_narrow / match_wide (the published optimize_block): for every mode
  * and every residual node of a prediction leaf, the least
  * J = (D << 16) + lambda * cost over the dictionary elements of the node's
- * scale, lowest index on ties. One launch covers the whole leaf. A
- * work-group takes one node and one chunk of the scale's elements, for all
+ * scale, lowest index on ties. A work-group takes one node and one chunk of the scale's elements, for all
  * the modes at once: the node's residuals sit in local memory (every
  * work-item reads the same word), each work-item takes VEC consecutive
  * elements at a time (VEC = 1 on GPUs, a SIMD width on CPUs), reads each
@@ -28,8 +27,11 @@
  * that no such sum reaches 2^31 in magnitude (8-bit images and most 12-bit
  * ones); match_wide sums in 64 bits (16-bit images).
  *
- * The tables nodes, groups and info hold every leaf shape; nbase, gbase and
- * ibase select the leaf's part.
+ * One launch covers a batch of leaves (several match() calls): the batch
+ * table at the start of `in` says where each leaf's work-groups, residuals
+ * and results are; each work-group finds its leaf by a binary search. The
+ * tables nodes, groups and info hold every leaf shape; a leaf's entry
+ * selects its shape's part.
  *
  * Build options: -DWG=<work-group size> -DVEC=<1, 2, 4, 8 or 16>
  * -DKT=<samples per work-item and chunk> -DMAXM=<most modes per call>.
