@@ -48,7 +48,8 @@
  * it twice. (No cycle of waits: a thread holds pending entries only while
  * it is inside the engine's match(), where it runs nothing but node
  * matching, and it waits for others' entries only after publishing its
- * own.)
+ * own; while it waits it helps the engine, which runs nothing but node
+ * matching, or sleeps when the engine cannot be helped.)
  */
 #define CACHE_WAYS 4
 #define CACHE_NODES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
@@ -104,6 +105,7 @@ struct mmp_search {
     uint8_t next_way[CACHE_NODES][MMP_NUM_MODES];
     pthread_mutex_t cache_lock[CACHE_NODES];
     pthread_cond_t cache_done[CACHE_NODES];
+    _Atomic unsigned cache_gen[CACHE_NODES]; /* counts the broadcasts of cache_done */
     int node_base[MMP_NPSCALES];
     void *cache_mem;
     pthread_mutex_t pool_lock;
@@ -269,6 +271,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     for (int i = 0; i < CACHE_NODES; i++) {
         pthread_mutex_init(&s->cache_lock[i], NULL);
         pthread_cond_init(&s->cache_done[i], NULL);
+        atomic_init(&s->cache_gen[i], 0);
     }
     /* One scratch per thread is enough (a thread starts no other search
      * work while it evaluates a leaf); the pool may still grow, as a margin
@@ -521,6 +524,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
                     memcpy(ce->match, res, sizeof(mmp_match) * count);
             }
         }
+        atomic_fetch_add_explicit(&s->cache_gen[nd], 1, memory_order_release);
         pthread_cond_broadcast(&s->cache_done[nd]);
         pthread_mutex_unlock(lock);
         if (err) {
@@ -552,7 +556,19 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
                 done = 1;
                 break;
             }
-            pthread_cond_wait(&s->cache_done[nd], lock);
+            if (s->eng->help) {
+                /* Help the engine (with that very match, among others)
+                 * until the entries of this node change. */
+                const unsigned g = atomic_load_explicit(&s->cache_gen[nd], memory_order_acquire);
+                pthread_mutex_unlock(lock);
+                for (int i = 0; atomic_load_explicit(&s->cache_gen[nd], memory_order_acquire) == g;
+                     i++)
+                    if (!s->eng->help(s->es))
+                        mmp_wait_step(i);
+                pthread_mutex_lock(lock);
+            } else {
+                pthread_cond_wait(&s->cache_done[nd], lock);
+            }
         }
         pthread_mutex_unlock(lock);
         if (!done) {
