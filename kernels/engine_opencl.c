@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "mmp/engine.h"
@@ -111,8 +112,9 @@ typedef struct prof {
 #define REQ_INTS 16
 enum { R_G0, R_GBASE, R_NBASE, R_LH, R_LW, R_NMODES, R_MASKED, R_RES, R_DIRECT, R_PART, R_OUT,
        R_NGROUPS, R_COUNT, R_R0 };
-/* How long a thread waiting for a batch spins before it sleeps (on GPUs:
- * on a CPU device the spinning would take cores from the kernels). */
+/* How long a thread waiting for a batch spins before it sleeps: on GPUs,
+ * when there are cores enough for the host threads (on a CPU device the
+ * spinning would take cores from the kernels). */
 #define SPIN_S 50e-6
 /* Batches in flight at once, by default: while the device runs one, the
  * next gathers requests (on an H100, 1 and 2 measured alike, 3.4-3.7 s for
@@ -788,13 +790,15 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
      * for the device, so their number need not be that of the cores; more
      * of them make larger batches. */
     const int gpu = (list[pick].type & CL_DEVICE_TYPE_GPU) != 0;
-    ce->spin_s = gpu ? SPIN_S : 0;
     ce->threads = cfg->threads > 0 ? cfg->threads
                   : gpu           ? DEFAULT_HOST_THREADS_GPU
                                   : DEFAULT_HOST_THREADS_CPU;
     ce->threads = ce->threads < 1 ? 1 : ce->threads > MAX_HOST_THREADS ? MAX_HOST_THREADS
                                                                        : ce->threads;
     ce->max_req = ce->threads;
+    /* Spin only where every host thread may have a core of its own. */
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ce->spin_s = gpu && ce->threads <= cores ? SPIN_S : 0;
     ce->batches = calloc((size_t)ce->nbatches, sizeof(batch));
     if (!ce->batches) {
         err = MMP_ENOMEM;

@@ -29,6 +29,7 @@ int mmp_opencl_probe(void);
 /*
  * For tests: the match() calls an opencl engine state has answered and the
  * batches it sent them in (calls > batches once a batch held several).
+ * Exact when no call is in flight.
  */
 void mmp_opencl_batch_counts(void *state, long *calls, long *batches);
 
