@@ -37,6 +37,10 @@
  * any batch. Each batch has its own queue, kernels and buffers, and pinned
  * host memory for its transfers.
  *
+ * The dictionary updates, redundancy check included, stay on the host: for
+ * camera at lambda 10 they and the entropy coding take 0.06 s of a 4 s
+ * encode, less than one device round trip per block would add.
+ *
  * Any OpenCL failure is reported once on stderr (one line) and every later
  * call returns MMP_EENGINE.
  */
