@@ -96,9 +96,9 @@ static const char *const prof_name[NPROF] = {
 
 #define MAX_HOST_THREADS 256
 /* Host threads by default: on a GPU (the camera image at lambda 10 on an
- * H100 took 3.4-3.7 s with 12 or 16, 3.5-3.7 s with 32, 4.0-4.2 s with 24
- * and 5.5-5.7 s with 8), and on a CPU device, whose kernels run on the
- * same cores as the search. */
+ * H100 took 3.4-3.7 s with 12 or 16 and 3.5-4.2 s with 24 or 32; with the
+ * first version of the batches, 5.5-5.7 s with 8 where 16 took 4.1-4.7 s),
+ * and on a CPU device, whose kernels run on the same cores as the search. */
 #define DEFAULT_HOST_THREADS_GPU 16
 #define DEFAULT_HOST_THREADS_CPU 4
 
@@ -114,8 +114,8 @@ typedef struct prof {
 
 /* The batch table: REQ_INTS ints per request, as in match.cl. */
 #define REQ_INTS 16
-enum { R_G0, R_GBASE, R_NBASE, R_LH, R_LW, R_NMODES, R_MASKED, R_RES, R_DIRECT, R_PART, R_OUT,
-       R_NGROUPS, R_COUNT, R_R0 };
+enum { R_G0, R_GBASE, R_NBASE, R_LH, R_LW, R_NMODES, R_MASKED, R_RES, R_PART, R_OUT, R_NGROUPS,
+       R_COUNT, R_R0 };
 /* How long a thread waiting for a batch spins before it sleeps: on GPUs,
  * when there are cores enough for the host threads (on a CPU device the
  * spinning would take cores from the kernels). */
@@ -149,7 +149,6 @@ typedef struct batch {
     int nreq;
     int err;                        /* of the launch */
     long out_len;                   /* results read back */
-    cl_event read_done;
     prof pf;
     double host_s, work, bytes_up, bytes_down;
     long runs, calls, wide_runs, reduce_runs, hist[HIST];
@@ -164,8 +163,7 @@ typedef struct ocl {
     cl_mem dict, norms, blk, stage, nodes, groups, info;
     batch *batches;
     int nbatches;
-    int threads;  /* host threads that may call match() at once */
-    int max_req;  /* requests per batch */
+    int threads;  /* host threads that may call match() at once: requests per batch */
     pthread_mutex_t lock;
     pthread_cond_t cv;         /* a batch ended */
     request *head, *tail;      /* waiting for a batch */
@@ -450,8 +448,6 @@ static void release_mem(cl_mem *m)
 
 static void batch_release(batch *b)
 {
-    if (b->read_done)
-        clReleaseEvent(b->read_done);
     if (b->in_host)
         clEnqueueUnmapMemObject(b->q, b->in_pin, b->in_host, 0, NULL, NULL);
     if (b->out_host)
@@ -642,11 +638,11 @@ static int build(ocl *ce)
     return 0;
 }
 
-/* Ints of a batch's input: the table, then up to max_req leaves of
- * residuals and masks. */
+/* Ints of a batch's input: the table, then up to one leaf of residuals and
+ * mask per host thread. */
 static size_t in_ints(const ocl *ce)
 {
-    return (size_t)ce->max_req * (REQ_INTS + (MAXM + 1) * LEAF_MAX);
+    return (size_t)ce->threads * (REQ_INTS + (MAXM + 1) * LEAF_MAX);
 }
 
 /* A batch's queue, kernels and per-call buffers (part comes with the
@@ -664,8 +660,8 @@ static int batch_create(ocl *ce, batch *b)
         if (e != CL_SUCCESS)
             return fail(ce, e, names[i]);
     }
-    const size_t nout = (size_t)ce->max_req * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
-    b->req = malloc(sizeof(request *) * ce->max_req);
+    const size_t nout = (size_t)ce->threads * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
+    b->req = malloc(sizeof(request *) * ce->threads);
     if (!b->req)
         return MMP_ENOMEM;
     const size_t in_bytes = sizeof(int32_t) * in_ints(ce), out_bytes = sizeof(mmp_match) * nout;
@@ -799,7 +795,6 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
                                   : DEFAULT_HOST_THREADS_CPU;
     ce->threads = ce->threads < 1 ? 1 : ce->threads > MAX_HOST_THREADS ? MAX_HOST_THREADS
                                                                        : ce->threads;
-    ce->max_req = ce->threads;
     /* Spin only where every host thread may have a core of its own. */
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     ce->spin_s = gpu && ce->threads <= cores ? SPIN_S : 0;
@@ -886,7 +881,7 @@ static int alloc_groups(ocl *ce, int cap)
                                   sizeof(cl_int) * 2 * NODE_TABLE, info, &e);
     for (int i = 0; i < ce->nbatches && e == CL_SUCCESS; i++)
         ce->batches[i].part = clCreateBuffer(
-            ce->ctx, CL_MEM_READ_WRITE, sizeof(mmp_match) * MAXM * most * ce->max_req, NULL, &e);
+            ce->ctx, CL_MEM_READ_WRITE, sizeof(mmp_match) * MAXM * most * ce->threads, NULL, &e);
     free(groups);
     free(info);
     return e == CL_SUCCESS ? 0 : fail(ce, e, "work-group tables");
@@ -1098,7 +1093,7 @@ static int launch_batch(ocl *ce, batch *b)
 {
     const double t0 = now_s();
     int32_t *tab = b->in_host;
-    const size_t res0 = (size_t)ce->max_req * REQ_INTS;
+    const size_t res0 = (size_t)ce->threads * REQ_INTS;
     size_t at = res0;
     int groups = 0, wide = 0;
     long part_at = 0, out_at = 0, red = 0;
@@ -1135,7 +1130,6 @@ static int launch_batch(ocl *ce, batch *b)
         tr[R_NMODES] = nmodes;
         tr[R_MASKED] = masked;
         tr[R_RES] = (int32_t)at;
-        tr[R_DIRECT] = direct;
         tr[R_PART] = (int32_t)part_at;
         tr[R_OUT] = (int32_t)out_at;
         tr[R_NGROUPS] = ngroups;
@@ -1167,8 +1161,10 @@ static int launch_batch(ocl *ce, batch *b)
     }
     const cl_int nreq = b->nreq;
     cl_kernel k = b->k_match[wide];
-    if ((e = clSetKernelArg(k, 4, sizeof(cl_int), &nreq)) != CL_SUCCESS)
+    if ((e = clSetKernelArg(k, 4, sizeof(cl_int), &nreq)) != CL_SUCCESS) {
+        clFinish(b->q);
         return fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
+    }
     const size_t global = (size_t)groups * ce->wg, local = ce->wg;
     ev = event_for(ce, &b->pf, b->q, wide ? P_WIDE : P_NARROW);
     e = clEnqueueNDRangeKernel(b->q, k, 1, NULL, &global, &local, 0, NULL, ev);
@@ -1280,7 +1276,7 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
         if (ce->head && ce->nfree) {
             batch *b = &ce->batches[ce->free_list[--ce->nfree]];
             b->nreq = 0;
-            while (ce->head && b->nreq < ce->max_req) {
+            while (ce->head && b->nreq < ce->threads) {
                 b->req[b->nreq++] = ce->head;
                 ce->head = ce->head->next;
             }

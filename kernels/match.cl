@@ -4,8 +4,8 @@
  * match_narrow / match_wide (the published optimize_block): for every mode
  * and every residual node of a prediction leaf, the least
  * J = (D << 16) + lambda * cost over the dictionary elements of the node's
- * scale, lowest index on ties. A work-group takes one node and one chunk of the scale's elements, for all
- * the modes at once: the node's residuals sit in local memory (every
+ * scale, lowest index on ties. A work-group takes one node and one chunk
+ * of the scale's elements, for all the modes at once: the node's residuals sit in local memory (every
  * work-item reads the same word), each work-item takes VEC consecutive
  * elements at a time (VEC = 1 on GPUs, a SIMD width on CPUs), reads each
  * element once, and accumulates its products with the residual of every
@@ -47,10 +47,10 @@
 /* The batch table at the start of `in`: REQ_INTS ints per request (the
  * host's request r): its first work-group in the batch, the bases of its
  * leaf shape in groups and nodes, the shape, modes, whether masked, where
- * its residuals start in `in`, whether the match kernel writes its results
- * directly (one chunk per node) or to part for reduce_chunks, its offsets
- * in part and out (in results), its groups and nodes per mode, and its
- * first item of reduce_chunks. */
+ * its residuals start in `in`, its offsets in part and out (in results),
+ * its groups and nodes per mode (equal when every node is one chunk: the
+ * match kernel then writes the results itself, else reduce_chunks does),
+ * and its first item of reduce_chunks. */
 #define REQ_INTS 16
 #define R_G0 0
 #define R_GBASE 1
@@ -60,12 +60,11 @@
 #define R_NMODES 5
 #define R_MASKED 6
 #define R_RES 7
-#define R_DIRECT 8
-#define R_PART 9
-#define R_OUT 10
-#define R_NGROUPS 11
-#define R_COUNT 12
-#define R_R0 13
+#define R_PART 8
+#define R_OUT 9
+#define R_NGROUPS 10
+#define R_COUNT 11
+#define R_R0 12
 
 typedef struct match_t {
     long j;
@@ -221,7 +220,7 @@ match_group(__global const int *dict, __global const long *norms, __global const
     const int lh = tr[R_LH], lw = tr[R_LW], nmodes = tr[R_NMODES], masked = tr[R_MASKED];
     __global const int *res = in + tr[R_RES];
     __global const uint *nodes = nodes_all + tr[R_NBASE];
-    const int direct = tr[R_DIRECT];
+    const int direct = tr[R_NGROUPS] == tr[R_COUNT];
     __global match_t *dst = direct ? out + tr[R_OUT] : part + tr[R_PART];
     const int stride = direct ? tr[R_COUNT] : tr[R_NGROUPS];
     const uint gr = groups_all[tr[R_GBASE] + g];
