@@ -1,17 +1,46 @@
 # mmp: Multidimensional Multiscale Parser image codec.
 #
-#   make          build bin/mmp-enc, bin/mmp-dec and lib/libmmp.a
+#   make          build bin/mmp-enc and bin/mmp-dec
 #   make check    build and run every test (cmocka)
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
+#
+# Switches: OPENCL=0 builds without the opencl engine (and without the
+# OpenCL ICD loader), OPENMP=0 without the omp engine and without OpenMP.
+# Either way seq is there and every output byte is the same.
+#
+# Libraries, one per layer that a program may link:
+#   build/libmmpdec.a  the decoder: common/, dict/, predict/, the syntax and
+#                      the decoder of mmp/ (no search, no engine)
+#   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
+#                      search and the engines of kernels/
+#   build/libmmpcli.a  the front ends' helpers: file I/O, PGM through libnetpbm
+# mmp-dec links libmmpdec.a alone: the proof that decoding needs no search.
 
 CC      ?= cc
 OPT     ?= -O3
 CFLAGS  ?= $(OPT) -g
+OPENCL  ?= 1
+OPENMP  ?= 1
 # Normative floating point (LSP) must not be contracted into FMAs or reassociated.
 MMP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Wno-unused-parameter \
-             -ffp-contract=off -fno-fast-math -fopenmp -I. -MMD -MP
-LDLIBS_ALL = -lnetpbm -lz -lm -fopenmp -lOpenCL
+             -ffp-contract=off -fno-fast-math -I. -MMD -MP
+ifeq ($(OPENMP),1)
+MMP_CFLAGS += -fopenmp -DMMP_HAVE_OPENMP
+OMP_LIBS    = -fopenmp
+else
+MMP_CFLAGS += -Wno-unknown-pragmas
+OMP_LIBS    =
+endif
+ifeq ($(OPENCL),1)
+MMP_CFLAGS += -DMMP_HAVE_OPENCL
+CL_LIBS     = -lOpenCL
+else
+CL_LIBS     =
+endif
+DEC_LIBS = -lz -lm $(OMP_LIBS)
+ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
+CLI_LIBS = -lnetpbm
 
 BUILD ?= build
 BIN   ?= bin
@@ -19,60 +48,84 @@ BIN   ?= bin
 # Shared normative code (encoder and decoder) and the decoder driver.
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) \
           mmp/api.c mmp/syntax.c mmp/decoder.c
-# Encoder-only code: search, engines.
-ENC_SRC = mmp/encoder.c mmp/search.c mmp/engine.c $(wildcard mmp/engine_*.c) \
-          kernels/engine_opencl.c
-LIB_SRC = $(DEC_SRC) $(ENC_SRC)
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/kernels/cl_source.o
-DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)
+# The search engines: seq always, omp and opencl by switch.
+KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
+ifeq ($(OPENMP),1)
+KERN_SRC += kernels/omp.c
+endif
+ifeq ($(OPENCL),1)
+KERN_SRC += $(wildcard kernels/opencl/*.c)
+KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
+endif
+# Encoder-only code: the encoder, the search, the engines.
+ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) $(KERN_SRC)
+CLI_SRC = mmp/cli/cli.c mmp/cli/pgm.c
+LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 
-TEST_SRC = $(wildcard tests/test_*.c)
+DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ = $(DEC_OBJ) $(ENC_SRC:%.c=$(BUILD)/%.o) $(KERN_GEN)
+CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
+
+TEST_SRC = $(filter-out $(if $(filter 1,$(OPENCL)),,tests/test_opencl.c),$(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-LIB = $(BUILD)/libmmp.a
+LIB     = $(BUILD)/libmmp.a
 DEC_LIB = $(BUILD)/libmmpdec.a
+CLI_LIB = $(BUILD)/libmmpcli.a
 
-.PHONY: all check demo deps clean decoder-only
+.PHONY: all check demo deps clean decoder-only check-layers
 all: $(BIN)/mmp-enc $(BIN)/mmp-dec
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
 
-# The OpenCL kernels, embedded in the binary as one C string.
-CL_SRC = $(sort $(wildcard kernels/*.cl))
-$(BUILD)/kernels/cl_source.c: $(CL_SRC)
+# The OpenCL kernels, embedded in the binary as one C string: the layouts
+# they share with the host code (kernels/opencl/layout.h) first, then the
+# kernels.
+CL_SRC = $(wildcard kernels/opencl/layout.h) $(sort $(wildcard kernels/opencl/*.cl))
+$(BUILD)/kernels/opencl/cl_source.c: $(CL_SRC)
 	@mkdir -p $(dir $@)
 	{ echo '/* Generated from $(CL_SRC) by the Makefile: do not edit. */'; \
 	  echo 'const char mmp_opencl_source[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $(CL_SRC); \
 	  echo '    ;'; } > $@.tmp && mv $@.tmp $@
-$(BUILD)/kernels/cl_source.o: $(BUILD)/kernels/cl_source.c
+$(BUILD)/kernels/opencl/cl_source.o: $(BUILD)/kernels/opencl/cl_source.c
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/mmp-enc: $(BUILD)/mmp/enc_main.o $(BUILD)/mmp/cli.o $(LIB)
+$(DEC_LIB): $(DEC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(CLI_LIB): $(CLI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/mmp-enc: $(BUILD)/mmp/cli/enc_main.o $(CLI_LIB) $(LIB)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(ENC_LIBS)
 
-$(BIN)/mmp-dec: $(BUILD)/mmp/dec_main.o $(BUILD)/mmp/cli.o $(LIB)
+$(BIN)/mmp-dec: $(BUILD)/mmp/cli/dec_main.o $(CLI_LIB) $(DEC_LIB)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(DEC_LIBS)
 
-# Proof that the decoder needs no search code: link mmp-dec against the
-# decoder sources only.
-decoder-only: $(BUILD)/mmp-dec-only
-$(BUILD)/mmp-dec-only: $(BUILD)/mmp/dec_main.o $(BUILD)/mmp/cli.o $(DEC_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+# mmp-dec is linked against the decoder library alone; this target builds
+# just it, as the proof that the decoder needs no search code.
+decoder-only: $(BIN)/mmp-dec
 
-$(BUILD)/tests/%: tests/%.c $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/util.h $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) -lcmocka $(LDLIBS_ALL)
+	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) -lcmocka $(CLI_LIBS) $(ENC_LIBS)
 
-check: deps-check all decoder-only $(TEST_BIN)
+# Includes point down the layers (docs/architecture.md).
+check-layers:
+	@sh scripts/check-layers
+
+check: deps-check check-layers all $(TEST_BIN)
 	@MMP_BIN=$(abspath $(BIN)) sh tests/run-tests.sh $(TEST_BIN)
 
 demo: deps-check all
@@ -87,7 +140,7 @@ deps-check:
 clean:
 	rm -rf $(BUILD) $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/mmp/enc_main.d $(BUILD)/mmp/dec_main.d $(BUILD)/mmp/cli.d
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/mmp/cli/enc_main.d $(BUILD)/mmp/cli/dec_main.d
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results in $(RD_DIR): the mmp sweep (rd-mmp.csv; resumable:
@@ -156,7 +209,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= decode pgm roundtrip
 FUZZ_MAX_LEN ?= 4096
 FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
+FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ) $(CLI_OBJ))
 FUZZ_LIB      = $(FUZZ_BUILD)/libmmp.a
 FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
@@ -184,7 +237,7 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 	ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
-	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS_ALL)
+	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(CLI_LIBS) $(ENC_LIBS)
 
 fuzz-build: fuzz-deps $(FUZZ_BINS)
 

@@ -1,7 +1,7 @@
 /*
  * The .mmp container header: serialisation, CRC and validation.
  *
- * Layout (docs/container.md): all multi-byte fields little-endian.
+ * Layout (docs/format.md section 2): all multi-byte fields little-endian.
  *   0  magic "MMPi"     4  version u8   5  planes u8   6  log2_block u8
  *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u32
  *  20  dict_cap u32    24  redund_q4 u32               28  lambda_q8 u32
@@ -20,7 +20,7 @@
 #include <zlib.h>
 
 #include "common/error.h"
-#include "common/image.h"
+#include "common/limits.h"
 
 enum {
     OFF_MAGIC = 0,

@@ -1,11 +1,14 @@
 /* The decoder driver: header validation, then the block syntax in raster order. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/container.h"
+#include "common/error.h"
 #include "mmp/mmp.h"
 #include "mmp/syntax.h"
+
+_Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
+               "mmp.h's file size limit is the container's");
 
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
 {

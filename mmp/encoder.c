@@ -1,21 +1,79 @@
 /* The encoder driver: blocks in raster order, search, coding, updates. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/container.h"
-#include "mmp/engine.h"
+#include "common/error.h"
+#include "common/limits.h"
+#include "common/log.h"
+#include "common/timing.h"
+#include "kernels/engine.h"
 #include "mmp/mmp.h"
 #include "mmp/search.h"
 #include "mmp/syntax.h"
 
-static double now_seconds(void)
+/* Most engines -e auto may try one after another. */
+#define MAX_ENGINES 16
+
+/* One encode: what its steps share. */
+typedef struct encoder {
+    const mmp_settings *st;
+    const mmp_image *img;
+    mmp_logger log;
+    mmp_header hdr;
+    mmp_codec c;
+    int32_t *orig; /* the padded original */
+    int32_t *tok;  /* one block's tokens */
+    const mmp_engine_ops *eng;
+    void *es;
+    mmp_search *search;
+    mmp_rc_enc rc;
+    double search_s, code_s;
+    char *errbuf;
+    size_t errlen;
+} encoder;
+
+static int check_input(const mmp_settings *st, const mmp_image *img, char *errbuf, size_t errlen)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    if (!img || !img->pix || img->width < 1 || img->height < 1 || img->maxval < 1 ||
+        img->maxval > 65535)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image");
+    if (img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
+        (long long)img->width * img->height > MMP_MAX_PIXELS)
+        return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width,
+                         img->height);
+    if (!(st->lambda >= 0 && st->lambda <= 1e6))
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
+    if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "redundancy threshold must be between 0 and 65535");
+    if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
+                         MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
+    const char *name = st->engine ? st->engine : "seq";
+    if (strcmp(name, "auto") != 0 && !mmp_engine_find(name))
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", name,
+                         mmp_engine_names());
+    return 0;
+}
+
+/* Everything the decoder needs to mirror the encoder. */
+static void build_header(encoder *e)
+{
+    const mmp_settings *st = e->st;
+    const uint32_t lambda_q8 = (uint32_t)llround(st->lambda * 256.0);
+    memset(&e->hdr, 0, sizeof e->hdr);
+    e->hdr.width = e->img->width;
+    e->hdr.height = e->img->height;
+    e->hdr.maxval = e->img->maxval;
+    e->hdr.planes = 1;
+    e->hdr.log2_block = MMP_LOG2B;
+    e->hdr.log2_pmin = MMP_LOG2_PMIN;
+    e->hdr.dict_cap = st->dict_cap;
+    e->hdr.redund_q4 = st->redundancy < 0 ? mmp_redund_for_lambda(lambda_q8)
+                                          : (uint32_t)llround(st->redundancy * 16.0);
+    e->hdr.lambda_q8 = lambda_q8;
 }
 
 /* The padded original: edge replication to a multiple of the block size. */
@@ -34,159 +92,183 @@ static int32_t *pad_original(const mmp_image *img, int pw, int ph)
     return o;
 }
 
+/* The codec state both sides keep, the padded original, the token buffer. */
+static int set_up(encoder *e)
+{
+    int err = mmp_codec_init(&e->c, e->img->width, e->img->height, e->img->maxval,
+                             (int)e->hdr.dict_cap, e->hdr.redund_q4);
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err, "cannot set up the encoder: %s",
+                         mmp_strerror(err));
+    e->orig = pad_original(e->img, e->c.plane.width, e->c.plane.height);
+    e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS);
+    if (!e->orig || !e->tok)
+        return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+    return 0;
+}
+
+/*
+ * The engine the settings name, or with "auto" the first of the registry's
+ * preferences that starts: a later one after a warning, since the CPU
+ * engines always can.
+ */
+static int start_engine(encoder *e)
+{
+    const mmp_settings *st = e->st;
+    const mmp_engine_config cfg = {.threads = st->threads,
+                                   .verbose = st->verbose,
+                                   .device = st->device,
+                                   .tune = st->engine_tune,
+                                   .log = e->log};
+    const char *name = st->engine ? st->engine : "seq";
+    const mmp_engine_ops *cand[MAX_ENGINES];
+    int n = 1;
+    if (strcmp(name, "auto") == 0)
+        n = mmp_engine_auto_order(&cfg, cand, MAX_ENGINES);
+    else
+        cand[0] = mmp_engine_find(name);
+    char why[512] = "";
+    int err = MMP_EENGINE;
+    for (int i = 0; i < n; i++) {
+        err = cand[i]->create(&e->es, &cfg, why, sizeof why);
+        if (!err) {
+            e->eng = cand[i];
+            /* The dictionary updates use as many threads as the search. */
+            e->c.threads = e->eng->concurrency ? e->eng->concurrency(e->es) : 1;
+            return 0;
+        }
+        e->es = NULL;
+        if (i + 1 < n)
+            mmp_log(&e->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
+                    cand[i]->name, why, cand[i + 1]->name);
+    }
+    return mmp_error(e->errbuf, e->errlen, err, "cannot start the %s engine: %s",
+                     n ? cand[n - 1]->name : name, why[0] ? why : mmp_strerror(err));
+}
+
+/* The reason for an engine failure, as precise as the engine can say. */
+static const char *engine_reason(const encoder *e, int err)
+{
+    const char *why = e->eng->last_error ? e->eng->last_error(e->es) : NULL;
+    return why ? why : mmp_strerror(err);
+}
+
+/*
+ * Block (by, bx): the search's decisions, coded through the decoder's own
+ * path from the availability the decoder will have, checked to rebuild
+ * exactly what the search chose, then the block's dictionary updates.
+ */
+static int encode_block(encoder *e, int by, int bx)
+{
+    mmp_codec *c = &e->c;
+    const int pw = c->plane.width;
+    int ntok = 0;
+    const double ts = mmp_now_seconds();
+    int err = mmp_search_block(e->search, by, bx, e->tok, &ntok);
+    const double tc = mmp_now_seconds();
+    e->search_s += tc - ts;
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err, "search failed in block %d,%d: %s", by, bx,
+                         engine_reason(e, err));
+    int32_t chosen[MMP_B * MMP_B];
+    for (int y = 0; y < MMP_B; y++) {
+        long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
+        memcpy(chosen + y * MMP_B, c->plane.pix + row, sizeof(chosen[0]) * MMP_B);
+        memset(c->plane.avail + row, 0, MMP_B);
+    }
+    mmp_symbols io = {.encoding = 1, .enc = &e->rc, .tok = e->tok, .ntok = ntok};
+    err = mmp_code_block(c, &io, by, bx);
+    for (int y = 0; y < MMP_B && !err; y++)
+        if (memcmp(chosen + y * MMP_B, c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
+                   sizeof(chosen[0]) * MMP_B))
+            err = MMP_EINVAL;
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err,
+                         "internal error: block %d,%d does not code as searched", by, bx);
+    mmp_apply_updates(c);
+    e->code_s += mmp_now_seconds() - tc;
+    return 0;
+}
+
+/* The whole file: header, CRC and payload. */
+static int finish_file(encoder *e, uint8_t **out, size_t *outlen)
+{
+    if (mmp_rc_enc_finish(&e->rc))
+        return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+    e->hdr.payload_len = e->rc.len;
+    const int err = mmp_container_build(&e->hdr, e->rc.buf, e->rc.len, out, outlen);
+    return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
+}
+
+/* The reconstruction without the padding. */
+static int copy_recon(encoder *e, mmp_image *recon)
+{
+    const mmp_image *img = e->img;
+    const int err = mmp_image_alloc(recon, img->width, img->height, img->maxval);
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err, "out of memory");
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            recon->pix[(long)y * img->width + x] =
+                (uint16_t)e->c.plane.pix[(long)y * e->c.plane.width + x];
+    return 0;
+}
+
+static void tear_down(encoder *e)
+{
+    mmp_search_destroy(e->search);
+    if (e->es)
+        e->eng->destroy(e->es);
+    mmp_rc_enc_free(&e->rc);
+    free(e->tok);
+    free(e->orig);
+    mmp_codec_free(&e->c);
+}
+
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen)
 {
-    double t0 = now_seconds();
+    const double t0 = mmp_now_seconds();
     *out = NULL;
     *outlen = 0;
-    if (!img || !img->pix || img->width < 1 || img->height < 1 || img->maxval < 1 ||
-        img->maxval > 65535)
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image");
-    if (img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
-        (long long)img->width * img->height > MMP_MAX_PIXELS)
-        return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width, img->height);
-    if (!(st->lambda >= 0 && st->lambda <= 1e6))
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
-    if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "redundancy threshold must be between 0 and 65535");
-    if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
-                    MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
-    const mmp_engine_ops *eng = mmp_engine_find(st->engine ? st->engine : "seq");
-    if (!eng)
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", st->engine,
-                    mmp_engine_names());
-
-    const uint32_t lambda_q8 = (uint32_t)llround(st->lambda * 256.0);
-    mmp_header hdr = {0};
-    hdr.width = img->width;
-    hdr.height = img->height;
-    hdr.maxval = img->maxval;
-    hdr.planes = 1;
-    hdr.log2_block = MMP_LOG2B;
-    hdr.log2_pmin = MMP_LOG2_PMIN;
-    hdr.dict_cap = st->dict_cap;
-    hdr.redund_q4 = st->redundancy < 0 ? mmp_redund_for_lambda(lambda_q8)
-                                        : (uint32_t)llround(st->redundancy * 16.0);
-    hdr.lambda_q8 = lambda_q8;
-
-    mmp_codec c;
-    int err = mmp_codec_init(&c, img->width, img->height, img->maxval, st->dict_cap, hdr.redund_q4);
+    int err = check_input(st, img, errbuf, errlen);
     if (err)
-        return mmp_error(errbuf, errlen, err, "cannot set up the encoder: %s", mmp_strerror(err));
-    const int pw = c.plane.width, ph = c.plane.height, bw = pw / MMP_B, bh = ph / MMP_B;
-    int32_t *orig = pad_original(img, pw, ph);
-    int32_t *tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS);
-    void *es = NULL;
-    mmp_search *search = NULL;
-    mmp_rc_enc rc;
-    mmp_rc_enc_init(&rc);
-    if (!orig || !tok) {
-        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
-        goto done;
-    }
-    mmp_engine_config ecfg = {.threads = st->threads, .verbose = st->verbose};
-    err = eng->create(&es, &ecfg);
-    if (err && st->engine && strcmp(st->engine, "auto") == 0 && eng != &mmp_engine_seq) {
-        /* -e auto: a GPU that cannot be used is not fatal; the CPU engines are. */
-        const mmp_engine_ops *cpu = mmp_engine_find("omp");
-        fprintf(stderr, "mmp: warning: the %s engine failed to start (%s); using %s\n", eng->name,
-                mmp_strerror(err), cpu ? cpu->name : "seq");
-        eng = cpu ? cpu : &mmp_engine_seq;
-        es = NULL;
-        err = eng->create(&es, &ecfg);
-    }
-    if (err) {
-        mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s", eng->name, mmp_strerror(err));
-        goto done;
-    }
-    /* The dictionary updates use as many threads as the engine's search. */
-    c.threads = eng->concurrency ? eng->concurrency(es) : 1;
-    err = mmp_search_create(&search, &c, orig, eng, es, lambda_q8);
-    if (err) {
+        return err;
+    encoder e = {.st = st, .img = img, .log = {st->log, st->log_opaque}, .errbuf = errbuf,
+                 .errlen = errlen};
+    mmp_rc_enc_init(&e.rc);
+    build_header(&e);
+    err = set_up(&e);
+    if (!err)
+        err = start_engine(&e);
+    if (!err && (err = mmp_search_create(&e.search, &e.c, e.orig, e.eng, e.es,
+                                         e.hdr.lambda_q8, &e.log, st->verbose)))
         mmp_error(errbuf, errlen, err, "out of memory");
-        goto done;
-    }
-    int32_t chosen[MMP_B * MMP_B];
-    double search_s = 0, code_s = 0;
-    for (int by = 0; by < bh; by++) {
-        for (int bx = 0; bx < bw; bx++) {
-            int ntok = 0;
-            const double ts = st->verbose ? now_seconds() : 0;
-            err = mmp_search_block(search, by, bx, tok, &ntok);
-            const double tc = st->verbose ? now_seconds() : 0;
-            search_s += tc - ts;
-            if (err) {
-                mmp_error(errbuf, errlen, err, "search failed in block %d,%d: %s", by, bx,
-                     mmp_strerror(err));
-                goto done;
-            }
-            /* Code the decisions through the decoder's own path, from the
-             * availability the decoder will have, and check that it rebuilds
-             * exactly what the search chose. */
-            for (int y = 0; y < MMP_B; y++) {
-                long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
-                memcpy(chosen + y * MMP_B, c.plane.pix + row, sizeof(chosen[0]) * MMP_B);
-                memset(c.plane.avail + row, 0, MMP_B);
-            }
-            mmp_symbols io = {.encoding = 1, .enc = &rc, .tok = tok, .ntok = ntok};
-            err = mmp_code_block(&c, &io, by, bx);
-            for (int y = 0; y < MMP_B && !err; y++)
-                if (memcmp(chosen + y * MMP_B, c.plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
-                           sizeof(chosen[0]) * MMP_B))
-                    err = MMP_EINVAL;
-            if (err) {
-                mmp_error(errbuf, errlen, err, "internal error: block %d,%d does not code as searched",
-                     by, bx);
-                goto done;
-            }
-            mmp_apply_updates(&c);
-            if (st->verbose)
-                code_s += now_seconds() - tc;
-        }
-        if (st->progress)
+    const int bw = e.c.plane.width / MMP_B, bh = e.c.plane.height / MMP_B;
+    for (int by = 0; by < bh && !err; by++) {
+        for (int bx = 0; bx < bw && !err; bx++)
+            err = encode_block(&e, by, bx);
+        if (!err && st->progress)
             st->progress(st->progress_opaque, by + 1, bh);
     }
-    if (st->verbose)
-        fprintf(stderr, "mmp-enc: search %.3f s, coding and dictionary updates %.3f s\n", search_s,
-                code_s);
-    if (mmp_rc_enc_finish(&rc)) {
-        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
-        goto done;
+    if (!err)
+        err = finish_file(&e, out, outlen);
+    if (!err && recon && (err = copy_recon(&e, recon))) {
+        free(*out);
+        *out = NULL;
+        *outlen = 0;
     }
-    hdr.payload_len = rc.len;
-    err = mmp_container_build(&hdr, rc.buf, rc.len, out, outlen);
-    if (err) {
-        mmp_error(errbuf, errlen, err, "out of memory");
-        goto done;
-    }
-    if (recon) {
-        err = mmp_image_alloc(recon, img->width, img->height, img->maxval);
-        if (err) {
-            free(*out);
-            *out = NULL;
-            mmp_error(errbuf, errlen, err, "out of memory");
-            goto done;
-        }
-        for (int y = 0; y < img->height; y++)
-            for (int x = 0; x < img->width; x++)
-                recon->pix[(long)y * img->width + x] = (uint16_t)c.plane.pix[(long)y * pw + x];
-    }
-    if (stats) {
+    if (!err && stats) {
         stats->blocks = (uint64_t)bw * bh;
         stats->dict_elements = 0;
         for (int k = 0; k < MMP_NSCALES; k++)
-            stats->dict_elements += c.dict.n[k];
-        stats->seconds = now_seconds() - t0;
+            stats->dict_elements += e.c.dict.n[k];
+        stats->search_seconds = e.search_s;
+        stats->code_seconds = e.code_s;
+        stats->engine = e.eng->name;
     }
-done:
-    mmp_search_destroy(search);
-    if (es)
-        eng->destroy(es);
-    mmp_rc_enc_free(&rc);
-    free(tok);
-    free(orig);
-    mmp_codec_free(&c);
+    tear_down(&e);
+    if (!err && stats)
+        stats->seconds = mmp_now_seconds() - t0;
     return err;
 }

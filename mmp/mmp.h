@@ -1,9 +1,11 @@
 /*
  * mmp: the public API of the MMP image codec.
  *
- * Encode a grey image to an .mmp file in memory, and decode it back. Every
- * function returns 0 or a negative MMP_E* code (common/error.h); when given an
- * error buffer it also writes a one-line reason there.
+ * Encode a grey image to an .mmp file in memory, and decode it back. This
+ * header is self-contained (standard headers only). Every function that can
+ * fail returns 0 or a negative MMP_E* code; when given an error buffer it
+ * also writes a one-line reason there. The library never prints and never
+ * reads the environment: messages go to the log callback of the settings.
  */
 #ifndef MMP_MMP_H
 #define MMP_MMP_H
@@ -11,21 +13,69 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/error.h"
-#include "common/image.h"
-
 #define MMP_VERSION_STRING "0.1.0"
 
-/* Encoder settings; fill with mmp_default_settings() then change fields. */
+/* Error codes, all negative; 0 is success. (common/error.h inside the
+ * library holds the same definitions.) */
+#define MMP_OK            0
+#define MMP_EINVAL      (-1)  /* bad argument or setting */
+#define MMP_ENOMEM      (-2)  /* allocation failed */
+#define MMP_EIO         (-3)  /* read or write failed */
+#define MMP_EFORMAT     (-4)  /* not a valid input image file */
+#define MMP_EBITSTREAM  (-5)  /* corrupt or truncated .mmp data */
+#define MMP_EUNSUPPORTED (-6) /* valid but unsupported (version, feature) */
+#define MMP_ELIMIT      (-7)  /* exceeds a documented limit */
+#define MMP_EENGINE     (-8)  /* search engine unavailable or failed */
+
+/* A short English description of an error code (static string). */
+const char *mmp_strerror(int err);
+
+/* Largest width or height accepted anywhere (files, headers, API). */
+#define MMP_MAX_DIM 65536
+/* Largest number of pixels accepted (2^28: 256 Mpixel). */
+#define MMP_MAX_PIXELS (1LL << 28)
+
+/* A grey image: width x height samples in [0, maxval], row-major, no padding. */
+typedef struct mmp_image {
+    int width;
+    int height;
+    int maxval;      /* 1..65535 */
+    uint16_t *pix;   /* width * height samples, owned by the image */
+} mmp_image;
+
+/* Allocate a zeroed image. Returns 0, MMP_EINVAL or MMP_ELIMIT (size),
+ * MMP_ENOMEM. */
+int mmp_image_alloc(mmp_image *img, int width, int height, int maxval);
+/* Free the samples; safe on a zeroed struct. */
+void mmp_image_free(mmp_image *img);
+/* PSNR in dB of b against a (same size) at a's maxval; INFINITY when equal. */
+double mmp_psnr(const mmp_image *a, const mmp_image *b);
+
+/* Log levels and callback: one message, one line, no newline. */
+#define MMP_LOG_ERROR 0   /* a failure, also returned as an error code */
+#define MMP_LOG_WARNING 1 /* the encode goes on, differently than asked */
+#define MMP_LOG_INFO 2    /* detail asked for with verbose settings */
+typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
+
+/* Encoder settings; fill with mmp_default_settings() then change fields.
+ * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
     double lambda;          /* Lagrangian multiplier, 0..1e6 (default 10) */
-    const char *engine;     /* search engine name (default "seq") */
-    int threads;            /* engine threads, 0 = all available (default 0) */
+    const char *engine;     /* search engine name (mmp_engine_names()) or "auto"
+                             * (default "seq") */
+    int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
-    int verbose;            /* 0 quiet; 1 more detail on stderr */
+    const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
+                             * the device's name, any case; NULL (default): the first GPU,
+                             * else the first device */
+    const char *engine_tune;/* engine-specific overrides for benchmarks (opencl:
+                             * "wg=N,vec=N,kt=N,batches=N"); NULL (default): none */
+    int verbose;            /* 1: figures of the engines at MMP_LOG_INFO (default 0) */
+    mmp_log_fn log;         /* messages (default NULL: dropped) */
+    void *log_opaque;
     /* Called after each block row when set (progress bars). */
     void (*progress)(void *opaque, int done, int total);
     void *progress_opaque;
@@ -38,8 +88,11 @@ void mmp_default_settings(mmp_settings *s);
 /* Figures from one encode. */
 typedef struct mmp_enc_stats {
     double seconds;          /* wall time of the encode */
+    double search_seconds;   /* of which in the search */
+    double code_seconds;     /* of which coding and dictionary updates */
     uint64_t blocks;
     uint64_t dict_elements;  /* summed over scales at the end */
+    const char *engine;      /* the engine that ran (static string) */
 } mmp_enc_stats;
 
 /*
@@ -57,5 +110,35 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
  * crash, a hang or an unbounded allocation.
  */
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
+
+/* Largest .mmp file the decoder accepts: the header and 2^32 payload bytes. */
+#define MMP_MAX_FILE_BYTES ((1ULL << 32) + 44)
+
+/* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
+const char *mmp_engine_names(void);
+/* 1 when `name` is one of them ("auto" included), else 0. */
+int mmp_engine_exists(const char *name);
+
+/* A device an engine can run on. */
+typedef struct mmp_device_info {
+    int platform, device;     /* indices, written "P:D" */
+    int is_gpu;
+    char type[16];            /* "GPU", "CPU", "accelerator" or "other" */
+    char name[128];
+    char platform_name[128];
+    unsigned compute_units;
+    unsigned long long memory_mib;
+} mmp_device_info;
+
+/*
+ * The devices of `engine` (only "opencl" has any), up to max of them into
+ * list. Returns how many there are, or a negative code with a one-line reason
+ * in errbuf (MMP_EUNSUPPORTED: the engine is not built in or has no devices;
+ * MMP_EENGINE: no platform or no device). *pick gets the index of the device
+ * that `spec` (the syntax of mmp_settings.device; NULL: the default) selects,
+ * or -1 with the reason in errbuf.
+ */
+int mmp_engine_devices(const char *engine, mmp_device_info *list, int max, const char *spec,
+                       int *pick, char *errbuf, size_t errlen);
 
 #endif

@@ -19,11 +19,12 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
+#include "common/log.h"
+#include "common/wait.h"
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
 /* Splits of nodes of at least this many samples run as tasks when the
@@ -115,6 +116,8 @@ struct mmp_search {
     int owned_cap;
     view root;
     _Atomic uint64_t evals, hits;
+    mmp_logger log;
+    int verbose;
 };
 
 static int cache_alloc(mmp_search *s)
@@ -250,7 +253,8 @@ static void view_store(view *v, int y0, int x0, int h, int w, const int32_t *rec
 /* ------------------------------------------------------------ setup */
 
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
-                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8)
+                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8,
+                      const mmp_logger *log, int verbose)
 {
     mmp_search *s = calloc(1, sizeof(*s));
     if (!s)
@@ -260,6 +264,8 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->eng = eng;
     s->es = eng_state;
     s->lambda = lambda_q8;
+    s->log = *log;
+    s->verbose = verbose;
     s->threads = eng->concurrency ? eng->concurrency(eng_state) : 1;
     if (s->threads < 1)
         s->threads = 1;
@@ -308,8 +314,9 @@ void mmp_search_destroy(mmp_search *s)
 {
     if (!s)
         return;
-    if (getenv("MMP_DEBUG_CACHE"))
-        fprintf(stderr, "search: %d threads, %llu mode evaluations, %llu from the memo, %d scratch\n",
+    if (s->verbose)
+        mmp_log(&s->log, MMP_LOG_INFO,
+                "search: %d threads, %llu mode evaluations, %llu from the memo, %d scratch",
                 s->threads, (unsigned long long)s->evals, (unsigned long long)s->hits,
                 s->nscratch);
     for (int k = 0; k < MMP_NSCALES; k++)

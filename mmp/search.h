@@ -9,7 +9,8 @@
 
 #include <stdint.h>
 
-#include "mmp/engine.h"
+#include "common/log.h"
+#include "kernels/engine.h"
 #include "mmp/syntax.h"
 
 /* Upper bound on the tokens of one block. */
@@ -19,10 +20,12 @@ typedef struct mmp_search mmp_search;
 
 /*
  * orig: the padded original (plane-sized, row-major). The search reads and
- * writes c->plane (trial reconstructions) and reads the rest of `c`.
+ * writes c->plane (trial reconstructions) and reads the rest of `c`. With
+ * verbose set, the memo's figures go to log (MMP_LOG_INFO) at the end.
  */
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
-                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8);
+                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8,
+                      const mmp_logger *log, int verbose);
 void mmp_search_destroy(mmp_search *s);
 
 /* Search block (by, bx): tokens for mmp_code_block in tok[0..*ntok). The

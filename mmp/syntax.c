@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 #include "common/error.h"
 
@@ -189,9 +191,11 @@ void mmp_apply_updates(mmp_codec *c)
     /* Scale by scale, each taking the block's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
      * scales can go to different threads. */
+#ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
+#endif
     for (int s = 0; s < MMP_NSCALES; s++)
         for (int i = 0; i < c->nupd; i++)
             mmp_dict_update_scale(&c->dict, c->upd + (long)i * MMP_B * MMP_B, c->upd_a[i],

@@ -2,7 +2,7 @@
  * Least-squares prediction (LSP). Normative: encoder and decoder must get
  * bit-identical results, so the training statistics are exact integers and
  * the solve and the prediction use IEEE double with one fixed operation order
- * (docs/prediction.md, section "LSP"). The build uses -ffp-contract=off so that
+ * (docs/format.md section 6, "Mode 9: LSP"). The build uses -ffp-contract=off so that
  * no a*b+c is fused into an FMA, which would change the rounding.
  */
 #include "predict/lsp.h"
@@ -58,7 +58,7 @@
  * because C11 cannot pass double[][] to const double[][]), exact integers
  * held in doubles. Returns 1 and the coefficients, or 0 if a pivot is too small (the
  * caller falls back to DC). Every operation below is one IEEE double
- * operation in the order written; docs/prediction.md spells it out.
+ * operation in the order written; docs/format.md section 6 ("Mode 9: LSP") spells it out.
  */
 static int solve(double ai[MMP_LSP_ORDER][MMP_LSP_ORDER], const double bi[MMP_LSP_ORDER],
                  int count, double coef[MMP_LSP_ORDER])

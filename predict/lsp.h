@@ -4,14 +4,14 @@
  * can hand over the DC value it has already computed, and so that tests can
  * see whether the least-squares solve was used or the DC fallback.
  *
- * Normative: docs/prediction.md section "LSP" describes every step.
+ * Normative: docs/format.md section 6, "Mode 9: LSP", describes every step.
  */
 #ifndef MMP_PREDICT_LSP_H
 #define MMP_PREDICT_LSP_H
 
 #include <stdint.h>
 
-#include "predict/predict.h"
+#include "predict/plane.h"
 
 /* Number of causal neighbours in the LSP support: W, N, NW, NE, WW, NN. */
 #define MMP_LSP_ORDER 6
@@ -22,7 +22,7 @@
 
 /*
  * Predict block (y0, x0, h, w) into out[h*w]. `dc` is the block's DC
- * prediction (rule "DC" of docs/prediction.md), used both as the fallback and
+ * prediction (rule "DC" of docs/format.md section 6), used both as the fallback and
  * to substitute missing support samples. Returns 1 if the least-squares
  * predictor was used, 0 if out[] was filled with dc (fallback).
  */

@@ -2,7 +2,7 @@
  * Intra prediction of rectangular blocks: V, H, DC, the six H.264 directional
  * modes generalised to h x w blocks, and LSP (lsp.c).
  *
- * Normative (docs/prediction.md). All modes but LSP are integer-only.
+ * Normative (docs/format.md section 6). All modes but LSP are integer-only.
  *
  * The reference samples are kept as one "edge" array E(i), i = -n..n
  * (n = w + h): E(-1-i) = L[i], E(0) = C, E(1+j) = T[j], i.e. the substitution

@@ -25,7 +25,7 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
 static const char *bin;          /* $MMP_BIN */

@@ -14,7 +14,7 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 
 #define PAYLOAD_LEN 37
 
@@ -143,7 +143,7 @@ static void test_empty_payload(void **state)
     free(buf);
 }
 
-/* Pins the byte layout documented in docs/container.md. */
+/* Pins the byte layout documented in docs/format.md section 2. */
 static void test_layout(void **state)
 {
     (void)state;
@@ -180,7 +180,7 @@ static void test_layout(void **state)
     memcpy(tmp + MMP_HEADER_CRC_OFFSET, buf + MMP_HEADER_SIZE, PAYLOAD_LEN);
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
-    /* The worked example in docs/container.md. */
+    /* The worked example in docs/format.md section 2. */
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0xA71127FFu);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
         0x4D, 0x4D, 0x50, 0x69, 0x01, 0x01, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,

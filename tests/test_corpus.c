@@ -49,7 +49,7 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
 /* Limits per decode. */

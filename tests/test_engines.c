@@ -28,9 +28,9 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 #include "dict/dict.h"
-#include "mmp/engine.h"
+#include "kernels/engine.h"
 #include "mmp/mmp.h"
 #include "predict/predict.h"
 
@@ -74,7 +74,7 @@ static void engines_create(engines *e)
         assert_non_null(e->ops[i]);
         e->threads[i] = i == 0 ? 1 : omp_threads[i - 1];
         mmp_engine_config cfg = {.threads = e->threads[i], .verbose = 0};
-        assert_int_equal(e->ops[i]->create(&e->state[i], &cfg), 0);
+        assert_int_equal(e->ops[i]->create(&e->state[i], &cfg, NULL, 0), 0);
         assert_non_null(e->state[i]);
     }
 }

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 
 static char tmpdir[64];
 

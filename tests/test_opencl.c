@@ -34,10 +34,10 @@
 #include <omp.h>
 
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 #include "dict/dict.h"
-#include "kernels/engine_opencl.h"
-#include "mmp/engine.h"
+#include "kernels/opencl/engine.h"
+#include "kernels/engine.h"
 #include "mmp/mmp.h"
 #include "predict/predict.h"
 
@@ -95,7 +95,7 @@ static void pair_create(pair *p)
         p->ops[i] = mmp_engine_find(i ? "opencl" : "seq");
         assert_non_null(p->ops[i]);
         mmp_engine_config cfg = {.threads = 1, .verbose = 0};
-        assert_int_equal(p->ops[i]->create(&p->state[i], &cfg), 0);
+        assert_int_equal(p->ops[i]->create(&p->state[i], &cfg, NULL, 0), 0);
     }
 }
 
@@ -338,7 +338,7 @@ static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
     void *st[2];
     for (int i = 0; i < 2; i++) {
         mmp_engine_config cfg = {.threads = THREADS, .verbose = 0};
-        assert_int_equal(ops[i]->create(&st[i], &cfg), 0);
+        assert_int_equal(ops[i]->create(&st[i], &cfg, NULL, 0), 0);
         assert_int_equal(ops[i]->begin_block(st[i], &t), 0);
     }
     /* Every thread's leaves, drawn up front (the generator is not shared). */
@@ -429,12 +429,20 @@ static void test_engine_names(void **state)
     assert_non_null(e);
     assert_string_equal(e->name, "opencl");
     assert_non_null(strstr(mmp_engine_names(), "opencl"));
-    const mmp_engine_ops *a = mmp_engine_find("auto");
-    assert_non_null(a);
-    assert_true(a == mmp_engine_auto());
-    if (have_device)
-        assert_true(mmp_opencl_list_devices(stdout) >= 1);
-    print_message("-e auto picks %s here\n", a->name);
+    const mmp_engine_config cfg = {0};
+    const mmp_engine_ops *order[8];
+    const int n = mmp_engine_auto_order(&cfg, order, 8);
+    assert_true(n >= 1);
+    /* seq always starts; opencl is first exactly when its device is a GPU. */
+    assert_string_equal(order[n - 1]->name, "seq");
+    int pick = -1;
+    mmp_engine_device dev[8];
+    const int nd = e->devices(dev, 8, NULL, &pick, NULL, 0);
+    if (have_device) {
+        assert_true(nd >= 1 && pick >= 0);
+        assert_int_equal(order[0] == e, dev[pick].is_gpu);
+    }
+    print_message("-e auto picks %s here\n", order[0]->name);
 }
 
 /* ------------------------------------------------------------ end to end */
@@ -578,7 +586,8 @@ static void test_16bit_same_bytes(void **state)
 
 int main(void)
 {
-    have_device = mmp_opencl_probe() >= 0;
+    int pick = -1;
+    have_device = mmp_engine_find("opencl")->devices(NULL, 0, NULL, &pick, NULL, 0) > 0 && pick >= 0;
     if (!have_device)
         printf("test_opencl: no OpenCL platform or device: every test is skipped\n");
     const struct CMUnitTest tests[] = {

@@ -2,7 +2,7 @@
  * Tests for predict/: every mode on planes with known answers, every block
  * shape, reference substitution at image edges and inside a block, the H.264
  * 4x4 equations, LSP exactness and fallback, and a straightforward
- * re-implementation of docs/prediction.md ("naive_*" below, written from the
+ * re-implementation of docs/format.md section 6 ("naive_*" below, written from the
  * document rather than from predict.c) that the library must match bit for
  * bit on random planes and availability masks.
  */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
 #define ENC_MAX_PIXELS 64

@@ -1,5 +1,5 @@
 /*
- * The OpenMP engine: the seq engine's node search (mmp/engine_match.h) on
+ * The OpenMP engine: the seq engine's node search (kernels/cpu_match.h) on
  * every core, at two levels.
  *
  * The search (mmp/search.c) runs the independent options of the prediction
@@ -28,8 +28,10 @@
 #include <omp.h>
 
 #include "common/error.h"
-#include "mmp/engine.h"
-#include "mmp/engine_match.h"
+#include "common/log.h"
+#include "common/wait.h"
+#include "kernels/engine.h"
+#include "kernels/cpu_match.h"
 
 /*
  * Cost model, in units of one residual sample (about 0.1 us on a 2020s
@@ -104,6 +106,7 @@ typedef struct omp_state {
     job_slot *slots; /* threads entries */
     int threads;
     int verbose;
+    mmp_logger log;
     thread_data *td; /* threads entries */
     plan plans[MMP_NLOG][MMP_NLOG];
     void *plan_mem;
@@ -252,19 +255,22 @@ static void omp_destroy(void *state)
     if (s->verbose && s->td) {
         uint64_t par = 0, seq = 0;
         double ms = 0;
+        char per[512];
+        size_t at = 0;
+        per[0] = 0;
         for (int i = 0; i < s->threads; i++) {
             par += s->td[i].calls_par;
             seq += s->td[i].calls_seq;
             ms += s->td[i].match_s;
+            if (at < sizeof per)
+                at += (size_t)snprintf(per + at, sizeof per - at, " %llu",
+                                       (unsigned long long)s->td[i].tasks);
         }
-        fprintf(stderr,
+        mmp_log(&s->log, MMP_LOG_INFO,
                 "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f thread-s, "
-                "%llu calls split into tasks, %llu whole; node tasks run per thread:",
+                "%llu calls split into tasks, %llu whole; node tasks run per thread:%s",
                 s->threads, (unsigned long long)s->blocks, s->begin_s, ms,
-                (unsigned long long)par, (unsigned long long)seq);
-        for (int i = 0; i < s->threads; i++)
-            fprintf(stderr, " %llu", (unsigned long long)s->td[i].tasks);
-        fprintf(stderr, "\n");
+                (unsigned long long)par, (unsigned long long)seq, per);
     }
     mmp_sorted_free(&s->sd);
     free(s->slots);
@@ -274,7 +280,7 @@ static void omp_destroy(void *state)
     free(s);
 }
 
-static int omp_create(void **state, const mmp_engine_config *cfg)
+static int omp_create(void **state, const mmp_engine_config *cfg, char *errbuf, size_t errlen)
 {
     omp_state *s = calloc(1, sizeof(omp_state));
     if (!s)
@@ -283,12 +289,13 @@ static int omp_create(void **state, const mmp_engine_config *cfg)
     if (s->threads < 1)
         s->threads = 1;
     s->verbose = cfg->verbose;
+    s->log = cfg->log;
     s->td = aligned_alloc(64, sizeof(thread_data) * s->threads);
     s->slots = aligned_alloc(64, sizeof(job_slot) * s->threads);
     int err = s->td && s->slots ? build_plans(s) : MMP_ENOMEM;
     if (err) {
         omp_destroy(s);
-        return err;
+        return mmp_error(errbuf, errlen, err, "out of memory");
     }
     memset(s->td, 0, sizeof(thread_data) * s->threads);
     memset(s->slots, 0, sizeof(job_slot) * s->threads);
@@ -298,6 +305,13 @@ static int omp_create(void **state, const mmp_engine_config *cfg)
     }
     *state = s;
     return 0;
+}
+
+/* For -e auto: before seq (the same bytes, and no slower on one core). */
+static int omp_probe(const mmp_engine_config *cfg)
+{
+    (void)cfg;
+    return 1;
 }
 
 static int omp_concurrency(void *state)
@@ -425,6 +439,7 @@ const mmp_engine_ops mmp_engine_omp = {
     .name = "omp",
     .create = omp_create,
     .destroy = omp_destroy,
+    .probe = omp_probe,
     .begin_block = omp_begin_block,
     .match = omp_match,
     .concurrency = omp_concurrency,

@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/metrics.h"
-#include "kernels/engine_opencl.h"
-#include "mmp/cli.h"
-#include "mmp/engine.h"
+#include "mmp/cli/cli.h"
+#include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
 static const char *prog = "mmp-enc";
@@ -27,7 +25,7 @@ static void usage(FILE *f)
             "                       cores for omp; for opencl 16 on a GPU, 4 on a CPU\n"
             "                       device (default 0)\n"
             "      --cl-device DEV  OpenCL device for -e opencl/auto: P:D indices or part of\n"
-            "                       its name (default: the first GPU; also MMP_CL_DEVICE)\n"
+            "                       its name (default: $MMP_CL_DEVICE, else the first GPU)\n"
             "      --list-devices   list the OpenCL devices and exit\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
@@ -66,6 +64,42 @@ static int write_blob(void *opaque, void *file)
 
 static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
 
+/* The library's messages: warnings unless -q, figures with -v. */
+typedef struct log_ctx {
+    int quiet, verbose;
+} log_ctx;
+
+static void log_message(void *opaque, int level, const char *msg)
+{
+    const log_ctx *lc = opaque;
+    if (level == MMP_LOG_WARNING && !lc->quiet)
+        fprintf(stderr, "%s: warning: %s\n", prog, msg);
+    else if (level == MMP_LOG_INFO && lc->verbose)
+        fprintf(stderr, "%s\n", msg);
+    else if (level == MMP_LOG_ERROR)
+        fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
+/* --list-devices: the opencl engine's devices, the one it would use marked. */
+static int list_devices(const char *spec)
+{
+    mmp_device_info dev[64];
+    char err[512] = "";
+    int pick = -1;
+    const int n = mmp_engine_devices("opencl", dev, 64, spec, &pick, err, sizeof err);
+    if (n < 0) {
+        mmp_cli_error(prog, "%s", err);
+        return MMP_EXIT_FAILURE;
+    }
+    for (int i = 0; i < n && i < 64; i++)
+        printf("%c %d:%d  %s  [%s]  %s, %u compute units, %llu MiB\n", i == pick ? '*' : ' ',
+               dev[i].platform, dev[i].device, dev[i].name, dev[i].type, dev[i].platform_name,
+               dev[i].compute_units, dev[i].memory_mib);
+    if (pick < 0)
+        printf("%s\n", err);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV };
@@ -82,7 +116,12 @@ int main(int argc, char **argv)
     mmp_settings st;
     mmp_default_settings(&st);
     const char *recon_path = NULL;
-    int want_stats = 0, quiet = 0;
+    int want_stats = 0, quiet = 0, list = 0;
+    /* The environment is the front end's to read, not the library's. */
+    st.device = getenv("MMP_CL_DEVICE");
+    if (st.device && !*st.device)
+        st.device = NULL;
+    st.engine_tune = getenv("MMP_CL_TUNE");
     long v;
     int c;
     opterr = 0;
@@ -100,7 +139,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'e':
-            if (strcmp(optarg, "auto") != 0 && !mmp_engine_find(optarg)) {
+            if (!mmp_engine_exists(optarg)) {
                 mmp_cli_error(prog, "unknown engine '%s' (known: %s)", optarg, mmp_engine_names());
                 return MMP_EXIT_USAGE;
             }
@@ -132,11 +171,11 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_CLDEV:
-            /* Before -e is parsed: the engine lookup may probe the device. */
-            setenv("MMP_CL_DEVICE", optarg, 1);
+            st.device = optarg;
             break;
         case OPT_LISTDEV:
-            return mmp_opencl_list_devices(stdout) < 0 ? MMP_EXIT_FAILURE : 0;
+            list = 1;
+            break;
         case OPT_RECON:
             recon_path = optarg;
             break;
@@ -163,6 +202,8 @@ int main(int argc, char **argv)
             return MMP_EXIT_USAGE;
         }
     }
+    if (list)
+        return list_devices(st.device);
     if (argc - optind != 2) {
         mmp_cli_error(prog, "expected IN.pgm and OUT.mmp (see --help)");
         return MMP_EXIT_USAGE;
@@ -172,6 +213,9 @@ int main(int argc, char **argv)
         st.progress = mmp_cli_progress;
         st.progress_opaque = NULL;
     }
+    log_ctx lc = {.quiet = quiet, .verbose = st.verbose};
+    st.log = log_message;
+    st.log_opaque = &lc;
 
     char err[512];
     mmp_image img = {0}, rec = {0};
@@ -202,6 +246,9 @@ int main(int argc, char **argv)
     } else {
         double bpp = 8.0 * outlen / ((double)img.width * img.height);
         double psnr = mmp_psnr(&img, &rec);
+        if (st.verbose)
+            fprintf(stderr, "%s: search %.3f s, coding and dictionary updates %.3f s\n", prog,
+                    stats.search_seconds, stats.code_seconds);
         if (st.verbose)
             fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB, "
                             "%.3f s, %llu dictionary elements\n",

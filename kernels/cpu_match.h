@@ -18,12 +18,12 @@
  *   4. mmp_sorted_rates() over disjoint ranges of every scale, from any
  *      threads, and sd->min_rate[k] set to the least of what they return.
  */
-#ifndef MMP_MMP_ENGINE_MATCH_H
-#define MMP_MMP_ENGINE_MATCH_H
+#ifndef MMP_KERNELS_CPU_MATCH_H
+#define MMP_KERNELS_CPU_MATCH_H
 
 #include <stdint.h>
 
-#include "mmp/engine.h"
+#include "kernels/engine.h"
 
 /* One scale of the dictionary in ascending order of element sums. */
 typedef struct mmp_sorted_scale {

@@ -15,12 +15,13 @@
  * coding, dictionary updates) is common code, so every engine that meets this
  * contract produces the same bytes.
  */
-#ifndef MMP_MMP_ENGINE_H
-#define MMP_MMP_ENGINE_H
+#ifndef MMP_KERNELS_ENGINE_H
+#define MMP_KERNELS_ENGINE_H
 
-#include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "common/log.h"
 #include "common/scales.h"
 #include "dict/dict.h"
 
@@ -40,15 +41,44 @@ typedef struct mmp_search_tables {
 } mmp_search_tables;
 
 typedef struct mmp_engine_config {
-    int threads;   /* 0: all the cores the process may use */
-    int verbose;
+    int threads;        /* 0: the engine's default (all cores for omp) */
+    int verbose;        /* 1: figures at MMP_LOG_INFO through log */
+    const char *device; /* engines with devices: which one (NULL: the default;
+                         * see the engine's devices op for the syntax) */
+    const char *tune;   /* engine-specific overrides for benchmarks, or NULL */
+    mmp_logger log;     /* warnings and figures; errors also go to errbuf */
 } mmp_engine_config;
+
+/* One device an engine can run on (engines with devices: opencl). */
+typedef struct mmp_engine_device {
+    int platform, device;     /* indices, written "P:D" */
+    int is_gpu;
+    char type[16];            /* "GPU", "CPU", "accelerator" or "other" */
+    char name[128];
+    char platform_name[128];
+    unsigned compute_units;
+    unsigned long long memory_mib;
+} mmp_engine_device;
 
 typedef struct mmp_engine_ops {
     const char *name;
-    /* Returns 0 or a negative MMP_E* code; *state is the engine's to free. */
-    int (*create)(void **state, const mmp_engine_config *cfg);
+    /* Returns 0 or a negative MMP_E* code with a one-line reason in errbuf;
+     * *state is the engine's to free. */
+    int (*create)(void **state, const mmp_engine_config *cfg, char *errbuf, size_t errlen);
     void (*destroy)(void *state);
+    /* For -e auto, without creating anything: how much this engine is to be
+     * preferred with cfg on this machine (higher first), or < 0 when it
+     * should not be picked (for example no GPU). */
+    int (*probe)(const mmp_engine_config *cfg);
+    /* Optional: the devices the engine sees, up to max of them into list
+     * (list may be NULL when max is 0). Returns how many there are, or a
+     * negative code with the reason in errbuf (no platform, no device).
+     * *pick gets the index of the one that `spec` (cfg->device's syntax,
+     * NULL for the default) selects, or -1 with the reason in errbuf. */
+    int (*devices)(mmp_engine_device *list, int max, const char *spec, int *pick, char *errbuf,
+                   size_t errlen);
+    /* Optional: a one-line reason for the first failed call, or NULL. */
+    const char *(*last_error)(void *state);
     /* Called once per block before any match(): the tables stay frozen until
      * the next call (engines may cache or upload the dictionary here). */
     int (*begin_block)(void *state, const mmp_search_tables *t);
@@ -76,21 +106,6 @@ typedef struct mmp_engine_ops {
     int task_min_area;
 } mmp_engine_ops;
 
-/* One step of a wait for another thread: a pause for the first spins
- * (i counts them), then yields the core. */
-static inline void mmp_wait_step(int i)
-{
-    if (i < 2000) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield");
-#endif
-    } else {
-        sched_yield();
-    }
-}
-
 /* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */
 static inline int mmp_match_count(int lh, int lw)
 {
@@ -109,16 +124,19 @@ static inline int mmp_match_offset(int lh, int lw, int a, int b)
     return rows_before * cols_all + (1 << (lh - a)) * cols_before;
 }
 
-/* The engines built into this binary; NULL when `name` is unknown. "auto"
- * gives mmp_engine_auto(). */
+/*
+ * The registry: the engines built into this binary (kernels/registry.c), seq
+ * first. No caller names a backend: -e auto asks every engine's probe.
+ */
+int mmp_engine_count(void);
+const mmp_engine_ops *mmp_engine_at(int i);
+/* NULL when `name` is unknown ("auto" is not an engine: see below). */
 const mmp_engine_ops *mmp_engine_find(const char *name);
-/* Comma-separated list of the engine names, for help texts. */
+/* The engines in the order -e auto tries them: the probes' ranks, highest
+ * first (ties in registry order), leaving out those that rank below 0 (seq
+ * never does). Returns how many were written to order[0..max). */
+int mmp_engine_auto_order(const mmp_engine_config *cfg, const mmp_engine_ops **order, int max);
+/* "seq, omp, ..., auto": the names for help texts, from the registry. */
 const char *mmp_engine_names(void);
-/* For -e auto: opencl when the device it would use is a GPU, else omp. */
-const mmp_engine_ops *mmp_engine_auto(void);
-
-extern const mmp_engine_ops mmp_engine_seq;
-extern const mmp_engine_ops mmp_engine_omp;
-extern const mmp_engine_ops mmp_engine_opencl;
 
 #endif

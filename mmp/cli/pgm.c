@@ -1,6 +1,5 @@
 /*
- * Grey images in memory and their PGM files, read and written through
- * libnetpbm.
+ * PGM files of the front ends, read and written through libnetpbm.
  *
  * libnetpbm reports every problem through pm_error(), which prints to stderr
  * and then either exit()s or, when a jump buffer is registered with
@@ -16,7 +15,7 @@
  *
  * Not thread-safe: libnetpbm's handlers and jump buffer are process-global.
  */
-#include "common/image.h"
+#include "mmp/cli/pgm.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -218,35 +217,6 @@ static int write_through_memstream(FILE *f, const mmp_image *img, gray *row)
     fclose(m);
     free(mbuf);
     return rc;
-}
-
-int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)
-{
-    if (!img)
-        return MMP_EINVAL;
-    memset(img, 0, sizeof *img);
-    if (width <= 0 || height <= 0 || maxval < 1 || maxval > 65535)
-        return MMP_EINVAL;
-    if (width > MMP_MAX_DIM || height > MMP_MAX_DIM ||
-        (long long)width * height > MMP_MAX_PIXELS)
-        return MMP_ELIMIT;
-    uint16_t *pix = calloc((size_t)width * (size_t)height, sizeof *pix);
-    if (!pix)
-        return MMP_ENOMEM;
-    img->width = width;
-    img->height = height;
-    img->maxval = maxval;
-    img->pix = pix;
-    return MMP_OK;
-}
-
-void mmp_image_free(mmp_image *img)
-{
-    if (!img)
-        return;
-    free(img->pix);
-    img->pix = NULL;
-    img->width = img->height = img->maxval = 0;
 }
 
 /* Magic of a libnetpbm format code ('P' * 256 + digit) for messages. */

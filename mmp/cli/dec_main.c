@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/container.h"
-#include "mmp/cli.h"
+#include "mmp/cli/cli.h"
+#include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
 static const char *prog = "mmp-dec";
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     uint8_t *buf = NULL;
     size_t len = 0;
     double t0 = now_seconds();
-    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_PAYLOAD + MMP_HEADER_SIZE, &buf, &len, err,
+    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err,
                               sizeof(err));
     mmp_image img = {0};
     if (!e)

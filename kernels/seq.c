@@ -1,12 +1,12 @@
 /*
  * The sequential reference engine: every node of every mode, one after
- * another, through the shared node search (mmp/engine_match.h).
+ * another, through the shared node search (kernels/cpu_match.h).
  */
 #include <stdlib.h>
 
 #include "common/error.h"
-#include "mmp/engine.h"
-#include "mmp/engine_match.h"
+#include "kernels/engine.h"
+#include "kernels/cpu_match.h"
 
 static void seq_destroy(void *state)
 {
@@ -17,13 +17,20 @@ static void seq_destroy(void *state)
     free(sd);
 }
 
-static int seq_create(void **state, const mmp_engine_config *cfg)
+static int seq_create(void **state, const mmp_engine_config *cfg, char *errbuf, size_t errlen)
 {
     (void)cfg;
     mmp_sorted *sd = calloc(1, sizeof(*sd));
     if (!sd)
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     *state = sd;
+    return 0;
+}
+
+/* For -e auto: the engine that always works, picked last. */
+static int seq_probe(const mmp_engine_config *cfg)
+{
+    (void)cfg;
     return 0;
 }
 
@@ -59,6 +66,7 @@ const mmp_engine_ops mmp_engine_seq = {
     .name = "seq",
     .create = seq_create,
     .destroy = seq_destroy,
+    .probe = seq_probe,
     .begin_block = seq_begin_block,
     .match = seq_match,
 };

@@ -1,5 +1,5 @@
 /* Helpers shared by the command-line front ends. */
-#include "mmp/cli.h"
+#include "mmp/cli/cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/error.h"
+#include "mmp/mmp.h"
 
 void mmp_cli_error(const char *prog, const char *fmt, ...)
 {

@@ -47,7 +47,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
-#include "kernels/engine_opencl.h"
+#include "kernels/opencl/engine.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -61,7 +61,10 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "mmp/engine.h"
+#include "common/log.h"
+#include "common/timing.h"
+#include "common/wait.h"
+#include "kernels/engine.h"
 #include "predict/predict.h"
 
 /* Generated from the kernels/ .cl files by the Makefile. */
@@ -192,20 +195,15 @@ typedef struct ocl {
     int32_t *blk_host, *stage_host;
 
     int verbose;
+    mmp_logger log;
     _Atomic int failed;
+    char why[512];               /* the first failure, for last_error */
     char name[256];
     prof pf; /* the main queue's */
     double host_begin_s, build_s;
     long begins;
     double bytes_up;
 } ocl;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static const char *cl_errname(cl_int e)
 {
@@ -231,7 +229,8 @@ static const char *cl_errname(cl_int e)
     }
 }
 
-/* Reports the first failure (one line) and turns it into an MMP_E* code. */
+/* Keeps the first failure's reason (one line, for last_error) and turns it
+ * into an MMP_E* code. */
 static int fail(ocl *ce, cl_int e, const char *what)
 {
     const int oom = e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_RESOURCES ||
@@ -239,11 +238,12 @@ static int fail(ocl *ce, cl_int e, const char *what)
     pthread_mutex_lock(&ce->fail_lock);
     if (!ce->failed) {
         if (oom)
-            fprintf(stderr, "mmp: opencl: out of device memory or resources (%s on %s: %s)\n",
-                    what, ce->name, cl_errname(e));
+            snprintf(ce->why, sizeof ce->why,
+                     "opencl: out of device memory or resources (%s on %s: %s)", what, ce->name,
+                     cl_errname(e));
         else
-            fprintf(stderr, "mmp: opencl: %s failed on %s: %s (%d)\n", what, ce->name,
-                    cl_errname(e), (int)e);
+            snprintf(ce->why, sizeof ce->why, "opencl: %s failed on %s: %s (%d)", what, ce->name,
+                     cl_errname(e), (int)e);
     }
     ce->failed = 1;
     pthread_mutex_unlock(&ce->fail_lock);
@@ -314,9 +314,8 @@ static int contains_nocase(const char *hay, const char *needle)
 }
 
 /* The index in list of the device to use; MMP_EENGINE with the reason in why. */
-static int choose(const dev_entry *list, int count, char *why, size_t whylen)
+static int choose(const dev_entry *list, int count, const char *env, char *why, size_t whylen)
 {
-    const char *env = getenv("MMP_CL_DEVICE");
     if (!env || !*env) {
         for (int i = 0; i < count; i++)
             if (list[i].type & CL_DEVICE_TYPE_GPU)
@@ -337,52 +336,60 @@ static int choose(const dev_entry *list, int count, char *why, size_t whylen)
                 return i;
         }
     }
-    snprintf(why, whylen, "MMP_CL_DEVICE=%s matches no OpenCL device (%d found)", env, count);
+    snprintf(why, whylen, "no OpenCL device matches '%s' (%d found)", env, count);
     return MMP_EENGINE;
 }
 
-int mmp_opencl_list_devices(FILE *f)
+static int ocl_devices(mmp_engine_device *out, int max, const char *spec, int *pick,
+                       char *errbuf, size_t errlen)
 {
     dev_entry list[MAX_DEVICES];
     int count;
-    char why[200];
-    if (enumerate(list, &count, why, sizeof why)) {
-        fprintf(f, "%s\n", why);
+    *pick = -1;
+    if (enumerate(list, &count, errbuf, errlen))
         return MMP_EENGINE;
-    }
-    const int pick = choose(list, count, why, sizeof why);
-    for (int i = 0; i < count; i++) {
-        char name[256], pname[256] = "";
+    *pick = choose(list, count, spec, errbuf, errlen);
+    if (*pick < 0)
+        *pick = -1;
+    for (int i = 0; i < count && i < max; i++) {
+        mmp_engine_device *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->platform = list[i].p;
+        o->device = list[i].d;
+        o->is_gpu = (list[i].type & CL_DEVICE_TYPE_GPU) != 0;
+        device_name(list[i].dev, o->name, sizeof o->name);
+        clGetPlatformInfo(list[i].plat, CL_PLATFORM_NAME, sizeof o->platform_name,
+                          o->platform_name, NULL);
+        o->platform_name[sizeof o->platform_name - 1] = 0;
         cl_uint cus = 0;
         cl_ulong mem = 0;
-        device_name(list[i].dev, name, sizeof name);
-        clGetPlatformInfo(list[i].plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-        pname[sizeof pname - 1] = 0;
         clGetDeviceInfo(list[i].dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
         clGetDeviceInfo(list[i].dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+        o->compute_units = cus;
+        o->memory_mib = (unsigned long long)(mem >> 20);
         const cl_device_type t = list[i].type;
-        fprintf(f, "%c %d:%d  %s  [%s]  %s, %u compute units, %llu MiB\n", i == pick ? '*' : ' ',
-                list[i].p, list[i].d, name,
-                t & CL_DEVICE_TYPE_GPU ? "GPU" : t & CL_DEVICE_TYPE_CPU ? "CPU"
-                : t & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator" : "other",
-                pname, cus, (unsigned long long)(mem >> 20));
+        snprintf(o->type, sizeof o->type, "%s",
+                 t & CL_DEVICE_TYPE_GPU           ? "GPU"
+                 : t & CL_DEVICE_TYPE_CPU         ? "CPU"
+                 : t & CL_DEVICE_TYPE_ACCELERATOR ? "accelerator"
+                                                  : "other");
     }
-    if (pick < 0)
-        fprintf(f, "%s\n", why);
     return count;
 }
 
-int mmp_opencl_probe(void)
+/* For -e auto: first choice when the device it would use is a GPU, not a
+ * candidate otherwise (the CPU engines are faster on the CPU). */
+static int ocl_probe(const mmp_engine_config *cfg)
 {
     dev_entry list[MAX_DEVICES];
     int count;
     char why[200];
     if (enumerate(list, &count, why, sizeof why))
-        return MMP_EENGINE;
-    const int pick = choose(list, count, why, sizeof why);
+        return -1;
+    const int pick = choose(list, count, cfg->device, why, sizeof why);
     if (pick < 0)
-        return MMP_EENGINE;
-    return (list[pick].type & CL_DEVICE_TYPE_GPU) != 0;
+        return -1;
+    return (list[pick].type & CL_DEVICE_TYPE_GPU) ? 2 : -1;
 }
 
 /* ------------------------------------------------------------ profile */
@@ -511,7 +518,8 @@ static void report_busy(ocl *ce)
     }
     if (m)
         busy += (double)(end - start);
-    fprintf(stderr, "opencl: device busy %.1f ms of the %.1f ms from its first command to its last\n",
+    mmp_log(&ce->log, MMP_LOG_INFO,
+            "opencl: device busy %.1f ms of the %.1f ms from its first command to its last",
             busy * 1e-6, m ? (double)(end - all[0]) * 1e-6 : 0.0);
     free(all);
 }
@@ -552,24 +560,28 @@ static void ocl_destroy(void *state)
     }
     if (ce->verbose && ce->begins) {
         const double dev_ms = all.ms[P_NARROW] + all.ms[P_WIDE];
-        fprintf(stderr,
+        mmp_log(&ce->log, MMP_LOG_INFO,
                 "opencl: %d host threads, %d batches in flight; %ld blocks (%.1f ms on the host), "
                 "%ld match calls in %ld batches (%ld wide, %ld with reduce_chunks; %.1f ms on the "
                 "host, %.1f us per batch); %.1f MB up, %.1f MB down; %.3g comparisons, %.2f G/s in "
-                "the match kernels\n",
+                "the match kernels",
                 ce->threads, ce->nbatches, ce->begins, ce->host_begin_s * 1e3, calls, runs,
                 wide_runs, reduce_runs, host_s * 1e3, runs ? host_s * 1e6 / runs : 0.0,
                 bytes_up / 1e6, bytes_down / 1e6, work, dev_ms > 0 ? work / dev_ms * 1e-6 : 0.0);
-        fprintf(stderr, "opencl: calls per batch:");
+        char line[1024];
+        size_t at = 0;
         for (int k = 0; k < HIST; k++)
-            if (hist[k])
-                fprintf(stderr, " %d-%d: %ld", k ? (1 << (k - 1)) + 1 : 1, 1 << k, hist[k]);
-        fprintf(stderr, "\nopencl: device time:");
+            if (hist[k] && at < sizeof line)
+                at += (size_t)snprintf(line + at, sizeof line - at, " %d-%d: %ld",
+                                       k ? (1 << (k - 1)) + 1 : 1, 1 << k, hist[k]);
+        mmp_log(&ce->log, MMP_LOG_INFO, "opencl: calls per batch:%s", at ? line : "");
+        at = 0;
         for (int k = 0; k < NPROF; k++)
-            if (all.n[k])
-                fprintf(stderr, "%s %s %.1f ms (%ld, %.1f us each)", k ? "," : "", prof_name[k],
-                        all.ms[k], all.n[k], all.ms[k] * 1e3 / all.n[k]);
-        fprintf(stderr, "\n");
+            if (all.n[k] && at < sizeof line)
+                at += (size_t)snprintf(line + at, sizeof line - at, "%s %s %.1f ms (%ld, %.1f us each)",
+                                       at ? "," : "", prof_name[k], all.ms[k], all.n[k],
+                                       all.ms[k] * 1e3 / all.n[k]);
+        mmp_log(&ce->log, MMP_LOG_INFO, "opencl: device time:%s", at ? line : "");
         report_busy(ce);
     }
     free(ce->pf.span);
@@ -606,7 +618,7 @@ static int build(ocl *ce)
 {
     const char *src = mmp_opencl_source;
     cl_int e;
-    double t0 = now_s();
+    double t0 = mmp_now_seconds();
     ce->prog = clCreateProgramWithSource(ce->ctx, 1, &src, NULL, &e);
     if (e != CL_SUCCESS)
         return fail(ce, e, "clCreateProgramWithSource");
@@ -615,8 +627,8 @@ static int build(ocl *ce)
              MAXM);
     e = clBuildProgram(ce->prog, 1, &ce->dev, opts, NULL, NULL);
     if (e != CL_SUCCESS) {
-        fprintf(stderr, "mmp: opencl: the kernels do not build on %s (%s)%s\n", ce->name,
-                cl_errname(e), ce->verbose ? ":" : "; -v shows the build log");
+        snprintf(ce->why, sizeof ce->why, "opencl: the kernels do not build on %s (%s)%s", ce->name,
+                 cl_errname(e), ce->verbose ? "; the build log was logged" : "; -v shows the build log");
         if (ce->verbose) {
             size_t len = 0;
             clGetProgramBuildInfo(ce->prog, ce->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
@@ -624,14 +636,20 @@ static int build(ocl *ce)
             if (log && clGetProgramBuildInfo(ce->prog, ce->dev, CL_PROGRAM_BUILD_LOG, len, log,
                                              NULL) == CL_SUCCESS) {
                 log[len] = 0;
-                fprintf(stderr, "%s\n", log);
+                /* One message per line of the log. */
+                for (char *line = log, *nl; line && *line; line = nl) {
+                    nl = strchr(line, '\n');
+                    if (nl)
+                        *nl++ = 0;
+                    mmp_log(&ce->log, MMP_LOG_INFO, "opencl build log: %s", line);
+                }
             }
             free(log);
         }
         ce->failed = 1;
         return MMP_EENGINE;
     }
-    ce->build_s = now_s() - t0;
+    ce->build_s = mmp_now_seconds() - t0;
     ce->k_append = clCreateKernel(ce->prog, "append_elements", &e);
     if (e != CL_SUCCESS)
         return fail(ce, e, "append_elements");
@@ -706,15 +724,14 @@ static int upload_nodes(ocl *ce)
     return e == CL_SUCCESS ? 0 : fail(ce, e, "node table");
 }
 
-/* MMP_CL_TUNE="wg=N,vec=N,kt=N,batches=N" overrides the defaults (for
- * benchmarks). */
-static void tune(ocl *ce, int gpu)
+/* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N" (any of
+ * them, for benchmarks), overrides the defaults. */
+static void tune(ocl *ce, int gpu, const char *env)
 {
     ce->wg = gpu ? 128 : 8;
     ce->vec = gpu ? 1 : 16;
     ce->kt = 256;
     ce->nbatches = DEFAULT_BATCHES;
-    const char *env = getenv("MMP_CL_TUNE");
     while (env && *env) {
         int v = 0, used = 0;
         if (sscanf(env, "wg=%d%n", &v, &used) == 1 && v >= 1 && v <= 1024 && !(v & (v - 1)))
@@ -730,26 +747,27 @@ static void tune(ocl *ce, int gpu)
     }
 }
 
-static int ocl_create(void **state, const mmp_engine_config *cfg)
+static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, size_t errlen)
 {
     ocl *ce = calloc(1, sizeof *ce);
     if (!ce)
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     *state = NULL;
     pthread_mutex_init(&ce->lock, NULL);
     pthread_cond_init(&ce->cv, NULL);
     pthread_mutex_init(&ce->fail_lock, NULL);
     atomic_init(&ce->failed, 0);
     ce->verbose = cfg->verbose;
+    ce->log = cfg->log;
     snprintf(ce->name, sizeof ce->name, "no device");
 
     dev_entry list[MAX_DEVICES];
     int count, pick = -1;
     char why[200];
-    if (enumerate(list, &count, why, sizeof why) || (pick = choose(list, count, why, sizeof why)) < 0) {
-        fprintf(stderr, "mmp: opencl: %s\n", why);
+    if (enumerate(list, &count, why, sizeof why) ||
+        (pick = choose(list, count, cfg->device, why, sizeof why)) < 0) {
         ocl_destroy(ce);
-        return MMP_EENGINE;
+        return mmp_error(errbuf, errlen, MMP_EENGINE, "%s", why);
     }
     ce->dev = list[pick].dev;
     device_name(ce->dev, ce->name, sizeof ce->name);
@@ -773,12 +791,12 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
     cl_ulong lmem = 0;
     clGetDeviceInfo(ce->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof maxwg, &maxwg, NULL);
     clGetDeviceInfo(ce->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
-    tune(ce, (list[pick].type & CL_DEVICE_TYPE_GPU) != 0);
+    tune(ce, (list[pick].type & CL_DEVICE_TYPE_GPU) != 0, cfg->tune);
     while (ce->wg > 1 && ((size_t)ce->wg > maxwg || local_bytes(ce->wg) > lmem))
         ce->wg /= 2;
     if (local_bytes(ce->wg) > lmem) {
-        fprintf(stderr, "mmp: opencl: %s has %llu bytes of local memory, the kernels need %zu\n",
-                ce->name, (unsigned long long)lmem, local_bytes(1));
+        snprintf(ce->why, sizeof ce->why,
+                 "opencl: %s has %llu bytes of local memory, the kernels need %zu", ce->name, (unsigned long long)lmem, local_bytes(1));
         ce->failed = 1;
         err = MMP_EENGINE;
         goto out;
@@ -809,11 +827,13 @@ static int ocl_create(void **state, const mmp_engine_config *cfg)
         ce->free_list[ce->nfree++] = i;
     }
     if (ce->verbose)
-        fprintf(stderr, "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
-                        "ms, %d host threads, %d batches in flight\n",
+        mmp_log(&ce->log, MMP_LOG_INFO,
+                "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
+                "ms, %d host threads, %d batches in flight",
                 ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches);
 out:
     if (err) {
+        mmp_error(errbuf, errlen, err, "%s", ce->why[0] ? ce->why : mmp_strerror(err));
         ocl_destroy(ce);
         return err;
     }
@@ -907,8 +927,9 @@ static int alloc_dict(ocl *ce, int cap)
     cl_ulong maxalloc = 0;
     clGetDeviceInfo(ce->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
     if (maxalloc && dict_bytes > maxalloc) {
-        fprintf(stderr, "mmp: opencl: out of device memory (%zu MiB for the dictionary, %s "
-                        "allocates at most %llu MiB)\n",
+        snprintf(ce->why, sizeof ce->why,
+                 "opencl: out of device memory (%zu MiB for the dictionary, %s "
+                 "allocates at most %llu MiB)",
                 dict_bytes >> 20, ce->name, (unsigned long long)(maxalloc >> 20));
         ce->failed = 1;
         return MMP_ENOMEM;
@@ -964,7 +985,7 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     ocl *ce = state;
     if (ce->failed)
         return MMP_EENGINE;
-    const double t0 = now_s();
+    const double t0 = mmp_now_seconds();
     cl_int e;
     int err;
     collect(&ce->pf);
@@ -1079,7 +1100,7 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
     if ((e = clFinish(ce->q)) != CL_SUCCESS)
         return fail(ce, e, "clFinish");
     ce->begins++;
-    ce->host_begin_s += now_s() - t0;
+    ce->host_begin_s += mmp_now_seconds() - t0;
     return 0;
 }
 
@@ -1091,7 +1112,7 @@ static int ocl_begin_block(void *state, const mmp_search_tables *t)
  */
 static int launch_batch(ocl *ce, batch *b)
 {
-    const double t0 = now_s();
+    const double t0 = mmp_now_seconds();
     int32_t *tab = b->in_host;
     const size_t res0 = (size_t)ce->threads * REQ_INTS;
     size_t at = res0;
@@ -1207,14 +1228,14 @@ static int launch_batch(ocl *ce, batch *b)
     b->wide_runs += wide;
     b->work += work;
     b->bytes_up += sizeof(int32_t) * at;
-    b->host_s += now_s() - t0;
+    b->host_s += mmp_now_seconds() - t0;
     return 0;
 }
 
 /* Waits for the batch that launch_batch() sent and hands out its results. */
 static int finish_batch(ocl *ce, batch *b)
 {
-    const double t0 = now_s();
+    const double t0 = mmp_now_seconds();
     cl_int e = clFinish(b->q);
     if (e != CL_SUCCESS)
         return fail(ce, e, "clFinish");
@@ -1233,7 +1254,7 @@ static int finish_batch(ocl *ce, batch *b)
     b->runs++;
     b->calls += b->nreq;
     b->bytes_down += sizeof(mmp_match) * b->out_len;
-    b->host_s += now_s() - t0;
+    b->host_s += mmp_now_seconds() - t0;
     return 0;
 }
 
@@ -1311,9 +1332,9 @@ static int ocl_match(void *state, const mmp_search_tables *t, const int32_t *ori
         /* Nothing to do but wait: spin a little, then sleep. */
         const unsigned ep = atomic_load_explicit(&ce->epoch, memory_order_acquire);
         pthread_mutex_unlock(&ce->lock);
-        const double t0 = now_s();
+        const double t0 = mmp_now_seconds();
         for (int i = 0; atomic_load_explicit(&ce->epoch, memory_order_acquire) == ep; i++)
-            if ((i & 63) == 63 && now_s() - t0 > ce->spin_s)
+            if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
                 break;
             else
                 mmp_wait_step(0);
@@ -1337,6 +1358,12 @@ void mmp_opencl_batch_counts(void *state, long *calls, long *batches)
     pthread_mutex_unlock(&ce->lock);
 }
 
+static const char *ocl_last_error(void *state)
+{
+    ocl *ce = state;
+    return ce->failed && ce->why[0] ? ce->why : NULL;
+}
+
 static int ocl_concurrency(void *state)
 {
     return ((ocl *)state)->threads;
@@ -1346,6 +1373,9 @@ const mmp_engine_ops mmp_engine_opencl = {
     .name = "opencl",
     .create = ocl_create,
     .destroy = ocl_destroy,
+    .probe = ocl_probe,
+    .devices = ocl_devices,
+    .last_error = ocl_last_error,
     .begin_block = ocl_begin_block,
     .match = ocl_match,
     .concurrency = ocl_concurrency,

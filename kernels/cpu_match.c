@@ -14,7 +14,7 @@
  * order once per block (only the scales that grew), which keeps the
  * candidate loop in contiguous memory.
  */
-#include "mmp/engine_match.h"
+#include "kernels/cpu_match.h"
 
 #include <stdlib.h>
 #include <string.h>

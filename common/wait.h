@@ -1,0 +1,22 @@
+/* Busy waits for another thread: shared by the search and the engines. */
+#ifndef MMP_COMMON_WAIT_H
+#define MMP_COMMON_WAIT_H
+
+#include <sched.h>
+
+/* One step of a wait for another thread: a pause for the first spins
+ * (i counts them), then yields the core. */
+static inline void mmp_wait_step(int i)
+{
+    if (i < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield");
+#endif
+    } else {
+        sched_yield();
+    }
+}
+
+#endif
