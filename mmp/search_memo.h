@@ -1,0 +1,55 @@
+/*
+ * The search's memo of leaf matches (encoder only).
+ *
+ * Within a block, the same prediction leaf is evaluated once per path of the
+ * prediction tree that reaches it, often with the very same prediction. The
+ * engine's matches depend only on (leaf, prediction), so they are kept per
+ * (leaf, mode) for the block and reused when the prediction repeats: an
+ * exact memo, not an approximation. Whether a lookup hits depends on the
+ * schedule; the matches it returns do not.
+ */
+#ifndef MMP_MMP_SEARCH_MEMO_H
+#define MMP_MMP_SEARCH_MEMO_H
+
+#include <stdint.h>
+
+#include "kernels/engine.h"
+#include "predict/predict.h"
+
+typedef struct mmp_memo mmp_memo;
+
+/* Returns 0 or MMP_ENOMEM. */
+int mmp_memo_create(mmp_memo **out);
+void mmp_memo_destroy(mmp_memo *m);
+
+/* Forget every entry: a new block (a new dictionary and new rates). */
+void mmp_memo_clear(mmp_memo *m);
+
+/* The engine that computes what the memo lacks, with the block's tables. */
+typedef struct mmp_memo_engine {
+    const mmp_engine_ops *eng;
+    void *es;
+    const mmp_search_tables *tab;
+} mmp_memo_engine;
+
+/* Room a caller lends to mmp_memo_matches for the modes it computes. */
+typedef struct mmp_memo_scratch {
+    int32_t pred[MMP_NUM_MODES * MMP_PRED_MAX * MMP_PRED_MAX];
+    mmp_match res[MMP_NUM_MODES * ((2 << MMP_LOG2B) - 1) * ((2 << MMP_LOG2B) - 1)];
+} mmp_memo_scratch;
+
+/*
+ * The matches of every mode of the prediction leaf (y0, x0, 2^a x 2^b) of the
+ * current block: pred holds the MMP_NUM_MODES predictions one after another,
+ * orig the leaf's original samples, real its mask of real pixels (or NULL).
+ * matches receives MMP_NUM_MODES * mmp_match_count(a, b) results. Modes found
+ * in the memo are copied; the others go to the engine in one call and are
+ * kept; modes that another thread is computing are waited for (helping the
+ * engine meanwhile when it can be helped). *hits counts the modes that came
+ * from the memo. Returns 0 or the engine's error.
+ */
+int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
+                     const int32_t *orig, const int32_t *pred, const uint8_t *real,
+                     mmp_memo_scratch *x, mmp_match *matches, uint64_t *hits);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * The search's schedule. A split runs as a task, taken by whichever thread
+ * gets to it first: the node's own thread takes it after the leaf if nobody
+ * has. Until the started ones end, that thread helps the engine with
+ * others' matches. Each node waits in a task group of its own, which ends as
+ * soon as this node's tasks have (a split run here leaves a task that finds
+ * nothing to do); a taskwait would also wait for every earlier child of the
+ * enclosing task, the splits of the ancestors that this thread runs inline.
+ */
+#include "mmp/search_sched.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "common/error.h"
+#include "common/scales.h"
+#include "common/wait.h"
+
+/* Splits of nodes of at least this many samples run as tasks when the
+ * search is parallel (unless the engine says otherwise); below that the
+ * hand-over costs more than it gains. */
+#define TASK_MIN_AREA 64
+/* From this many threads on, the horizontal split runs as a task as well:
+ * more options in flight pay for many threads, less hand-over for few
+ * (docs/results/engines-h100.md). */
+#define BOTH_TASKS_THREADS 4
+
+void mmp_sched_init(mmp_sched *sc, const mmp_engine_ops *eng, void *es)
+{
+    sc->eng = eng;
+    sc->es = es;
+#ifdef _OPENMP
+    sc->threads = eng->concurrency ? eng->concurrency(es) : 1;
+    if (sc->threads < 1)
+        sc->threads = 1;
+#else
+    sc->threads = 1;
+#endif
+    sc->task_min_area = eng->task_min_area > 0 ? eng->task_min_area : TASK_MIN_AREA;
+}
+
+void mmp_sched_block(const mmp_sched *sc, void (*fn)(void *), void *arg)
+{
+    if (sc->threads > 1) {
+#pragma omp parallel num_threads(sc->threads) default(none) shared(fn, arg)
+#pragma omp single
+        fn(arg);
+    } else {
+        fn(arg);
+    }
+}
+
+/* A split, by whichever thread gets to it first (state: 0 waiting, 1
+ * running, 2 done). */
+static void run_once(const mmp_options *o, _Atomic int *state, int flag)
+{
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(state, &expect, 1))
+        return;
+    o->split(o->ctx, flag);
+    atomic_store_explicit(state, 2, memory_order_release);
+}
+
+void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
+{
+    if (!(sc->threads > 1 && o->area >= sc->task_min_area && o->can_v)) {
+        o->leaf(o->ctx);
+        if (o->can_h)
+            o->split(o->ctx, MMP_FLAG_SPLIT_H);
+        if (o->can_v)
+            o->split(o->ctx, MMP_FLAG_SPLIT_V);
+        return;
+    }
+    _Atomic int st[3] = {2, o->can_h ? 0 : 2, 0};
+    const int both = sc->threads >= BOTH_TASKS_THREADS && o->can_h;
+#pragma omp taskgroup
+    {
+        if (both) {
+#pragma omp task default(none) firstprivate(o) shared(st)
+            run_once(o, &st[MMP_FLAG_SPLIT_H], MMP_FLAG_SPLIT_H);
+        }
+#pragma omp task default(none) firstprivate(o) shared(st)
+        run_once(o, &st[MMP_FLAG_SPLIT_V], MMP_FLAG_SPLIT_V);
+        o->leaf(o->ctx);
+        for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
+            run_once(o, &st[f], f);
+        for (int i = 0; atomic_load_explicit(&st[MMP_FLAG_SPLIT_H], memory_order_acquire) != 2 ||
+                        atomic_load_explicit(&st[MMP_FLAG_SPLIT_V], memory_order_acquire) != 2;
+             i++)
+            if (!(sc->eng->help && sc->eng->help(sc->es)))
+                mmp_wait_step(i);
+    }
+}
+
+int mmp_pool_init(mmp_pool *p, size_t size, int initial, int cap)
+{
+    pthread_mutex_init(&p->lock, NULL);
+    p->size = size;
+    p->nowned = p->navail = 0;
+    p->cap = cap;
+    p->owned = calloc((size_t)cap, sizeof *p->owned);
+    p->avail = calloc((size_t)cap, sizeof *p->avail);
+    if (!p->owned || !p->avail) {
+        p->cap = 0;
+        return MMP_ENOMEM;
+    }
+    for (int i = 0; i < initial && i < cap; i++) {
+        void *x = malloc(size);
+        if (!x)
+            return MMP_ENOMEM;
+        p->owned[p->nowned++] = x;
+        p->avail[p->navail++] = x;
+    }
+    return 0;
+}
+
+void mmp_pool_free(mmp_pool *p)
+{
+    for (int i = 0; i < p->nowned; i++)
+        free(p->owned[i]);
+    free(p->owned);
+    free(p->avail);
+    pthread_mutex_destroy(&p->lock);
+}
+
+void *mmp_pool_get(mmp_pool *p)
+{
+    void *x = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (p->navail) {
+        x = p->avail[--p->navail];
+    } else if (p->nowned < p->cap) {
+        x = malloc(p->size);
+        if (x)
+            p->owned[p->nowned++] = x;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return x;
+}
+
+void mmp_pool_put(mmp_pool *p, void *x)
+{
+    pthread_mutex_lock(&p->lock);
+    p->avail[p->navail++] = x;
+    pthread_mutex_unlock(&p->lock);
+}
