@@ -73,7 +73,7 @@ LIB     = $(BUILD)/libmmp.a
 DEC_LIB = $(BUILD)/libmmpdec.a
 CLI_LIB = $(BUILD)/libmmpcli.a
 
-.PHONY: all check demo deps clean decoder-only check-layers
+.PHONY: all check demo deps clean decoder-only check-layers check-references
 all: $(BIN)/mmp-enc $(BIN)/mmp-dec
 
 $(BUILD)/%.o: %.c
@@ -121,11 +121,14 @@ $(BUILD)/tests/%: tests/%.c tests/util.h $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) -lcmocka $(CLI_LIBS) $(ENC_LIBS)
 
-# Includes point down the layers (docs/architecture.md).
+# Includes point down the layers (docs/architecture.md); every file a
+# source or document names exists.
 check-layers:
 	@sh scripts/check-layers
+check-references:
+	@sh scripts/check-references
 
-check: deps-check check-layers all $(TEST_BIN)
+check: deps-check check-layers check-references all $(TEST_BIN)
 	@MMP_BIN=$(abspath $(BIN)) sh tests/run-tests.sh $(TEST_BIN)
 
 demo: deps-check all

@@ -6,7 +6,7 @@
  *    pixels, residuals at +-maxval, constant blocks, ties, lambda 0, 8- and
  *    16-bit maxval, dictionaries that grow between blocks) and every
  *    mmp_match must equal seq's; seq itself is checked against an
- *    exhaustive search written here from the contract in mmp/engine.h.
+ *    exhaustive search written here from the contract in kernels/engine.h.
  * 2. End to end: crops of every image in images/ at lambda 10 and 300
  *    encode to the same bytes with seq and with omp at 1, 2, 3 and 7
  *    threads.
