@@ -34,8 +34,9 @@
 #include "kernels/cpu_match.h"
 
 /*
- * Cost model, in units of one residual sample (about 0.1 us on a 2020s
- * core): a node of n samples costs n + 1. A call is split into tasks from
+ * Cost model, in units of the work on one residual sample (the matching
+ * loop's step): a node of n samples costs n + 1, the 1 for the node's
+ * fixed overhead. A call is split into tasks from
  * PAR_MIN_COST on; tasks hold up to TASK_COST << 2L for a granularity level
  * L picked per call so that every thread could get a few tasks.
  */
