@@ -1,13 +1,28 @@
 /* The public view of the engine registry (kernels/engine.h). */
 #include "mmp/mmp.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "kernels/engine.h"
 
+/* The public header stands alone, so it repeats the registry's device
+ * record; the two must not drift apart. */
+#define SAME_FIELD(f)                                                                  \
+    _Static_assert(offsetof(mmp_device_info, f) == offsetof(mmp_engine_device, f) &&   \
+                       sizeof(((mmp_device_info *)0)->f) == sizeof(((mmp_engine_device *)0)->f), \
+                   "mmp_device_info." #f " differs from mmp_engine_device." #f)
+SAME_FIELD(platform);
+SAME_FIELD(device);
+SAME_FIELD(is_gpu);
+SAME_FIELD(type);
+SAME_FIELD(name);
+SAME_FIELD(platform_name);
+SAME_FIELD(compute_units);
+SAME_FIELD(memory_mib);
 _Static_assert(sizeof(mmp_device_info) == sizeof(mmp_engine_device),
-               "mmp_device_info and mmp_engine_device describe the same fields");
+               "mmp_device_info and mmp_engine_device have the same fields");
 
 int mmp_engine_exists(const char *name)
 {
