@@ -1,5 +1,6 @@
 /*
- * Kernels of the opencl search engine (host code: kernels/engine_opencl.c).
+ * Kernels of the opencl search engine (host code: the .c files of
+ * kernels/opencl/; the layouts both share: kernels/opencl/layout.h).
  *
  * match_narrow / match_wide (the published optimize_block): for every mode
  * and every residual node of a prediction leaf, the least
@@ -16,11 +17,11 @@
  * reduced by reduce_chunks (the published j_reducter), otherwise the match
  * kernel writes the final result itself.
  *
- * The dictionary is one buffer: scale s = 5a + b starts at pitch * first(a, b)
- * and holds sample p of element e at p * pitch + e (pitch: the capacity
- * rounded up to 16), so consecutive work-items read consecutive words.
- * append_elements scatters the elements a block added (uploaded in their
- * natural layout) into it.
+ * The dictionary is one buffer: scale s = a * NLOG + b starts at pitch *
+ * FIRST_SAMPLE(a, b) and holds sample p of element e at p * pitch + e
+ * (pitch: the capacity rounded up to PITCH_ALIGN), so consecutive
+ * work-items read consecutive words. append_elements scatters the elements
+ * a block added (uploaded in their natural layout) into it.
  *
  * Integer arithmetic only, exact. match_narrow sums products in 32 bits;
  * the host picks it only when (max |r| + max |e|)^2 * leaf area < 2^32, so
@@ -37,40 +38,15 @@
  * -DKT=<samples per work-item and chunk> -DMAXM=<most modes per call>.
  */
 
-/* Layout of the per-block buffer (ints), shared with the host. */
-#define HDR_N 0       /* elements at each scale */
-#define HDR_COST 25   /* offset of each scale's index costs in this buffer */
-#define HDR_NEWLO 50  /* first element added by this block, per scale */
-#define HDR_SRC 75    /* offset of each scale's added samples in the stage buffer */
-#define HDR_EPRE 100  /* added elements of the scales before each */
-
-/* The batch table at the start of `in`: REQ_INTS ints per request (the
- * host's request r): its first work-group in the batch, the bases of its
- * leaf shape in groups and nodes, the shape, modes, whether masked, where
- * its residuals start in `in`, its offsets in part and out (in results),
- * its groups and nodes per mode (equal when every node is one chunk: the
- * match kernel then writes the results itself, else reduce_chunks does),
- * and its first item of reduce_chunks. */
-#define REQ_INTS 16
-#define R_G0 0
-#define R_GBASE 1
-#define R_NBASE 2
-#define R_LH 3
-#define R_LW 4
-#define R_NMODES 5
-#define R_MASKED 6
-#define R_RES 7
-#define R_PART 8
-#define R_OUT 9
-#define R_NGROUPS 10
-#define R_COUNT 11
-#define R_R0 12
-
-typedef struct match_t {
-    long j;
-    int idx;
-    int pad;
-} match_t;
+/* The layouts shared with the host (HDR_*, REQ_INTS and R_*, the node and
+ * group packing, match_t, the block geometry) come from
+ * kernels/opencl/layout.h, which the build puts in front of this file. */
+#ifndef __OPENCL_VERSION__
+#error "layout.h tells OpenCL C from C by __OPENCL_VERSION__, which every OpenCL compiler defines"
+#endif
+#if VEC > VEC_MAX || VEC > PITCH_ALIGN
+#error "VEC is wider than the padding of the dictionary rows"
+#endif
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -94,7 +70,8 @@ typedef CAT(long, VEC) vlong;
 #define TO_VLONG(x) CAT(convert_long, VEC)(x)
 #endif
 
-__constant int lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+/* VEC_MAX entries (the host checks that VEC_MAX is 16). */
+__constant int lane_index[VEC_MAX] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
 /* The least lane of v. */
 static inline long hmin(vlong v)
@@ -153,12 +130,6 @@ static inline int find_request(__global const int *in, int nreq, int f, int x)
     return lo;
 }
 
-/* First sample of scale (a, b) in units of the pitch: the areas of the scales before it. */
-static inline int first_sample(int a, int b)
-{
-    return 31 * ((1 << a) - 1) + (1 << a) * ((1 << b) - 1);
-}
-
 /*
  * Scatters the added elements (stage: each scale's new elements one after
  * another, natural layout) into dict, and stores their squared norms.
@@ -169,19 +140,19 @@ __kernel void append_elements(__global int *dict, __global long *norms, __global
     const int i = get_global_id(0);
     if (i < total) {
         int s = 0;
-        while (s < 24 && blk[HDR_SRC + s + 1] <= i)
+        while (s < NSCALES - 1 && blk[HDR_SRC + s + 1] <= i)
             s++;
-        const int a = s / 5, b = s % 5;
+        const int a = s / NLOG, b = s % NLOG;
         const int q = i - blk[HDR_SRC + s];
         const int e = blk[HDR_NEWLO + s] + (q >> (a + b));
         const int p = q & ((1 << (a + b)) - 1);
-        dict[pitch * first_sample(a, b) + p * pitch + e] = stage[i];
+        dict[pitch * FIRST_SAMPLE(a, b) + p * pitch + e] = stage[i];
     }
     if (i < nnew) {
         int s = 0;
-        while (s < 24 && blk[HDR_EPRE + s + 1] <= i)
+        while (s < NSCALES - 1 && blk[HDR_EPRE + s + 1] <= i)
             s++;
-        const int lb = s / 5 + s % 5, q = i - blk[HDR_EPRE + s];
+        const int lb = s / NLOG + s % NLOG, q = i - blk[HDR_EPRE + s];
         __global const int *src = stage + blk[HDR_SRC + s] + (q << lb);
         long n2 = 0;
         for (int p = 0; p < (1 << lb); p++)
@@ -191,8 +162,8 @@ __kernel void append_elements(__global int *dict, __global long *norms, __global
 }
 
 /*
- * One (node, chunk) for every mode. groups[g] = node | chunk << 12, nodes[node]
- * = a | b << 3 | y0 << 6 | x0 << 11 (the tables of the leaf's shape); res
+ * One (node, chunk) for every mode. groups[g] = GROUP_PACK(node, chunk),
+ * nodes[node] = NODE_PACK(a, b, y0, x0) (the tables of the leaf's shape); res
  * holds the nmodes residuals of the leaf (orig - pred, row-major) and, when
  * masked, a mask of its real pixels (-1 real, 0 padding). The group's best
  * of mode m goes to dst[m * stride + g].
@@ -224,16 +195,16 @@ match_group(__global const int *dict, __global const long *norms, __global const
     __global match_t *dst = direct ? out + tr[R_OUT] : part + tr[R_PART];
     const int stride = direct ? tr[R_COUNT] : tr[R_NGROUPS];
     const uint gr = groups_all[tr[R_GBASE] + g];
-    const uint nd = nodes[gr & 4095];
-    const int a = nd & 7, b = (nd >> 3) & 7, y0 = (nd >> 6) & 31, x0 = (nd >> 11) & 31;
-    const int s = a * 5 + b, lb = a + b, area = 1 << lb, ws = 1 << b;
+    const uint nd = nodes[GROUP_NODE(gr)];
+    const int a = NODE_A(nd), b = NODE_B(nd), y0 = NODE_Y0(nd), x0 = NODE_X0(nd);
+    const int s = a * NLOG + b, lb = a + b, area = 1 << lb, ws = 1 << b;
     const int l4 = max(lb, 2) - 2, area4 = 1 << l4; /* int4 vectors per mode */
     const int leaf = 1 << (lh + lw);
     const int kpt = max(1, KT >> lb);           /* passes over the chunk */
-    const int start = (int)(gr >> 12) * kpt * WG * VEC;
+    const int start = (int)GROUP_CHUNK(gr) * kpt * WG * VEC;
     const int end = min(blk[HDR_N + s], start + kpt * WG * VEC);
     __global const int *cost = blk + blk[HDR_COST + s];
-    __global const int *elems = dict + pitch * first_sample(a, b);
+    __global const int *elems = dict + pitch * FIRST_SAMPLE(a, b);
     __global const long *enorm = norms + s * pitch;
     __global const int *mask = res + nmodes * leaf;
 
@@ -372,8 +343,8 @@ match_group(__global const int *dict, __global const long *norms, __global const
         __global match_t *out
 
 #define MATCH_BODY(WIDE)                                                                     \
-    __local int4 lr[MAXM * 64] __attribute__((aligned(16)));                                 \
-    __local int4 lm[64] __attribute__((aligned(16)));                                        \
+    __local int4 lr[MAXM * LEAF_INT4] __attribute__((aligned(16)));                          \
+    __local int4 lm[LEAF_INT4] __attribute__((aligned(16)));                                 \
     __local long rnl[MAXM], rj[MAXM * WG];                                                   \
     __local int ri[MAXM * WG];                                                               \
     match_group(dict, norms, blk, in, nreq, nodes, groups, lambda, pitch, part, out, lr, lm, \

@@ -1,0 +1,351 @@
+/*
+ * The opencl engine's match(): the calls gather into batches, one launch
+ * each, and their results go back to the calling threads.
+ *
+ * Why batches. The search calls match() from many host threads at once
+ * (-t; on a GPU more than there are cores, since they mostly wait), a GPU
+ * runs one small kernel in about the time of one many times larger, and
+ * the kernels of different queues ran one after another, never together.
+ * So the calls waiting at any moment go to the device together: one write
+ * of their residuals and of a table that describes them (layout.h: REQ_INTS,
+ * R_*), one match kernel over all their work-groups, one reduce_chunks, one
+ * read of all the results. A batch is launched as soon as one is free (by
+ * default one at a time: the next gathers the calls that arrive while one
+ * runs), and the thread that hands out a batch's results launches the next
+ * before it returns, so the device does not wait for a thread to wake up.
+ *
+ * Each batch has its own queue, kernels and buffers, and pinned host memory
+ * for its transfers; the threads in match() share the work of launching and
+ * finishing batches (ocl_match says how), under the engine's lock.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/timing.h"
+#include "common/wait.h"
+#include "kernels/opencl/engine.h"
+#include "kernels/opencl/opencl.h"
+
+/* Ints of a batch's input: the table, then up to one leaf of residuals and
+ * mask per host thread. */
+static size_t in_ints(const ocl *ce)
+{
+    return (size_t)ce->threads * (REQ_INTS + (MAXM + 1) * LEAF_MAX);
+}
+
+int ocl_batch_create(ocl *ce, batch *b)
+{
+    cl_int e;
+    b->q = clCreateCommandQueue(ce->ctx, ce->dev, ce->verbose ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    if (e != CL_SUCCESS)
+        return ocl_fail(ce, e, "clCreateCommandQueue");
+    static const char *const names[3] = {"match_narrow", "match_wide", "reduce_chunks"};
+    cl_kernel *ks[3] = {&b->k_match[0], &b->k_match[1], &b->k_reduce};
+    for (int i = 0; i < 3; i++) {
+        *ks[i] = clCreateKernel(ce->prog, names[i], &e);
+        if (e != CL_SUCCESS)
+            return ocl_fail(ce, e, names[i]);
+    }
+    const size_t nout = (size_t)ce->threads * MAXM * mmp_match_count(MMP_LOG2B, MMP_LOG2B);
+    b->req = malloc(sizeof(request *) * ce->threads);
+    if (!b->req)
+        return MMP_ENOMEM;
+    const size_t in_bytes = sizeof(int32_t) * in_ints(ce), out_bytes = sizeof(mmp_match) * nout;
+    b->in = clCreateBuffer(ce->ctx, CL_MEM_READ_ONLY, in_bytes, NULL, &e);
+    if (e == CL_SUCCESS)
+        b->out = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE, out_bytes, NULL, &e);
+    /* The host side of the transfers in pinned memory (buffers allocated by
+     * the implementation and mapped for the engine's life): the copies run
+     * straight from and to it. */
+    if (e == CL_SUCCESS)
+        b->in_pin = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, in_bytes,
+                                   NULL, &e);
+    if (e == CL_SUCCESS)
+        b->out_pin = clCreateBuffer(ce->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, out_bytes,
+                                    NULL, &e);
+    if (e == CL_SUCCESS)
+        b->in_host = clEnqueueMapBuffer(b->q, b->in_pin, CL_TRUE, CL_MAP_WRITE, 0, in_bytes, 0,
+                                        NULL, NULL, &e);
+    if (e == CL_SUCCESS)
+        b->out_host = clEnqueueMapBuffer(b->q, b->out_pin, CL_TRUE, CL_MAP_READ, 0, out_bytes, 0,
+                                         NULL, NULL, &e);
+    return e == CL_SUCCESS ? 0 : ocl_fail(ce, e, "clCreateBuffer");
+}
+
+void ocl_batch_release(batch *b)
+{
+    if (b->in_host)
+        clEnqueueUnmapMemObject(b->q, b->in_pin, b->in_host, 0, NULL, NULL);
+    if (b->out_host)
+        clEnqueueUnmapMemObject(b->q, b->out_pin, b->out_host, 0, NULL, NULL);
+    if (b->q)
+        clFinish(b->q);
+    ocl_release_mem(&b->in_pin);
+    ocl_release_mem(&b->out_pin);
+    cl_mem *mems[] = {&b->in, &b->part, &b->out};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+        ocl_release_mem(mems[i]);
+    cl_kernel ks[] = {b->k_match[0], b->k_match[1], b->k_reduce};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (ks[i])
+            clReleaseKernel(ks[i]);
+    if (b->q)
+        clReleaseCommandQueue(b->q);
+    free(b->req);
+    free(b->pf.span);
+}
+
+/*
+ * Sends the requests of b to the device as one batch: their residuals and
+ * the batch table in one write, one match kernel over every work-group of
+ * every request, one reduce_chunks over the nodes of several chunks, and
+ * one read of all the results, queued without waiting (finish_batch waits).
+ */
+static int launch_batch(ocl *ce, batch *b)
+{
+    const double t0 = mmp_now_seconds();
+    int32_t *tab = b->in_host;
+    const size_t res0 = (size_t)ce->threads * REQ_INTS;
+    size_t at = res0;
+    int groups = 0, wide = 0;
+    long part_at = 0, out_at = 0, red = 0;
+    double work = 0;
+    for (int r = 0; r < b->nreq; r++) {
+        const request *rq = b->req[r];
+        const int lh = rq->lh, lw = rq->lw, nmodes = rq->nmodes;
+        const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
+        /* Residuals before clipping, and the largest of them. */
+        int32_t *res = b->in_host + at;
+        int64_t maxr = 0;
+        for (int m = 0; m < nmodes; m++)
+            for (int i = 0; i < area; i++) {
+                const int64_t v = (int64_t)rq->orig[i] - rq->pred[(long)m * area + i];
+                res[m * area + i] = (int32_t)v;
+                maxr = v > maxr ? v : -v > maxr ? -v : maxr;
+            }
+        int masked = 0;
+        if (rq->real)
+            for (int i = 0; i < area; i++) {
+                res[nmodes * area + i] = rq->real[i] ? -1 : 0;
+                masked |= !rq->real[i];
+            }
+        /* 32-bit sums when no node can exceed 2^32 - 1. */
+        const int64_t bound = maxr + ce->maxe;
+        wide |= !(bound <= 65535 && (uint64_t)(bound * bound) * area <= UINT32_MAX);
+        const int direct = ce->direct[lh][lw], ngroups = ce->ngroups[lh][lw];
+        int32_t *tr = tab + (size_t)r * REQ_INTS;
+        tr[R_G0] = groups;
+        tr[R_GBASE] = ce->group_base[lh][lw];
+        tr[R_NBASE] = ce->node_base[lh][lw];
+        tr[R_LH] = lh;
+        tr[R_LW] = lw;
+        tr[R_NMODES] = nmodes;
+        tr[R_MASKED] = masked;
+        tr[R_RES] = (int32_t)at;
+        tr[R_PART] = (int32_t)part_at;
+        tr[R_OUT] = (int32_t)out_at;
+        tr[R_NGROUPS] = ngroups;
+        tr[R_COUNT] = count;
+        tr[R_R0] = (int32_t)red;
+        groups += ngroups;
+        if (!direct) {
+            part_at += (long)nmodes * ngroups;
+            red += (long)nmodes * count;
+        }
+        out_at += (long)nmodes * count;
+        at += (size_t)(nmodes + masked) * area;
+        if (ce->verbose) {
+            long n = 0;
+            for (int a = 0; a <= lh; a++)
+                for (int c = 0; c <= lw; c++)
+                    n += ce->dev_n[mmp_scale(a, c)];
+            work += (double)n * area * nmodes;
+        }
+    }
+
+    cl_int e;
+    cl_event *ev = ocl_event_for(ce, &b->pf, b->q, P_RES);
+    e = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, sizeof(int32_t) * at, b->in_host, 0, NULL,
+                             ev);
+    if (e != CL_SUCCESS) {
+        ocl_drop_event(&b->pf, ev);
+        return ocl_fail(ce, e, "write residuals");
+    }
+    const cl_int nreq = b->nreq;
+    cl_kernel k = b->k_match[wide];
+    if ((e = clSetKernelArg(k, 4, sizeof(cl_int), &nreq)) != CL_SUCCESS) {
+        clFinish(b->q);
+        return ocl_fail(ce, CL_INVALID_KERNEL_ARGS, "match arguments");
+    }
+    const size_t global = (size_t)groups * ce->wg, local = ce->wg;
+    ev = ocl_event_for(ce, &b->pf, b->q, wide ? P_WIDE : P_NARROW);
+    e = clEnqueueNDRangeKernel(b->q, k, 1, NULL, &global, &local, 0, NULL, ev);
+    if (e != CL_SUCCESS) {
+        ocl_drop_event(&b->pf, ev);
+        clFinish(b->q);
+        return ocl_fail(ce, e, wide ? "match_wide" : "match_narrow");
+    }
+    if (red) {
+        const cl_int total = (cl_int)red;
+        e = clSetKernelArg(b->k_reduce, 3, sizeof(cl_int), &nreq);
+        e |= clSetKernelArg(b->k_reduce, 4, sizeof(cl_int), &total);
+        if (e != CL_SUCCESS) {
+            clFinish(b->q);
+            return ocl_fail(ce, CL_INVALID_KERNEL_ARGS, "reduce_chunks arguments");
+        }
+        const size_t rglobal = ((size_t)red + 63) / 64 * 64;
+        ev = ocl_event_for(ce, &b->pf, b->q, P_REDUCE);
+        e = clEnqueueNDRangeKernel(b->q, b->k_reduce, 1, NULL, &rglobal, NULL, 0, NULL, ev);
+        if (e != CL_SUCCESS) {
+            ocl_drop_event(&b->pf, ev);
+            clFinish(b->q);
+            return ocl_fail(ce, e, "reduce_chunks");
+        }
+        b->reduce_runs++;
+    }
+    ev = ocl_event_for(ce, &b->pf, b->q, P_READ);
+    e = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, sizeof(mmp_match) * out_at, b->out_host, 0,
+                            NULL, ev);
+    if (e != CL_SUCCESS) {
+        ocl_drop_event(&b->pf, ev);
+        clFinish(b->q);
+        return ocl_fail(ce, e, "read results");
+    }
+    if ((e = clFlush(b->q)) != CL_SUCCESS) {
+        clFinish(b->q);
+        return ocl_fail(ce, e, "clFlush");
+    }
+    b->out_len = out_at;
+    b->wide_runs += wide;
+    b->work += work;
+    b->bytes_up += sizeof(int32_t) * at;
+    b->host_s += mmp_now_seconds() - t0;
+    return 0;
+}
+
+/* Waits for the batch that launch_batch() sent and hands out its results. */
+static int finish_batch(ocl *ce, batch *b)
+{
+    const double t0 = mmp_now_seconds();
+    cl_int e = clFinish(b->q);
+    if (e != CL_SUCCESS)
+        return ocl_fail(ce, e, "clFinish");
+    const int32_t *tab = b->in_host;
+    for (int r = 0; r < b->nreq; r++) {
+        const request *rq = b->req[r];
+        memcpy(rq->out, b->out_host + tab[(size_t)r * REQ_INTS + R_OUT],
+               sizeof(mmp_match) * rq->nmodes * mmp_match_count(rq->lh, rq->lw));
+    }
+    if (ce->verbose)
+        ocl_collect(&b->pf);
+    int hk = 0;
+    while (hk < HIST - 1 && (1 << hk) < b->nreq)
+        hk++;
+    b->hist[hk]++;
+    b->runs++;
+    b->calls += b->nreq;
+    b->bytes_down += sizeof(mmp_match) * b->out_len;
+    b->host_s += mmp_now_seconds() - t0;
+    return 0;
+}
+
+/* Wakes the waiters of ce (lock held). */
+static void wake_all(ocl *ce)
+{
+    atomic_fetch_add_explicit(&ce->epoch, 1, memory_order_release);
+    pthread_cond_broadcast(&ce->cv);
+}
+
+/*
+ * A call joins the queue of requests and waits until a batch has computed
+ * it. The threads in match() share two jobs, taken by whoever is free:
+ * launching a batch of every request waiting whenever a batch is free, and
+ * waiting for the oldest launched batch, then handing out its results. The
+ * thread that hands out a batch's results launches the next batch before
+ * it returns, so the device gets it without waiting for a thread to wake
+ * up. A waiting thread spins for a few microseconds before it sleeps.
+ */
+int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+              int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out)
+{
+    ocl *ce = state;
+    (void)t;
+    if (ce->failed)
+        return MMP_EENGINE;
+    if (nmodes < 1 || nmodes > MAXM || lh < 0 || lh > MMP_LOG2B || lw < 0 || lw > MMP_LOG2B ||
+        !ce->cap)
+        return MMP_EINVAL;
+    request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
+                  .out = out};
+    pthread_mutex_lock(&ce->lock);
+    if (ce->tail)
+        ce->tail->next = &rq;
+    else
+        ce->head = &rq;
+    ce->tail = &rq;
+    for (;;) {
+        if (ce->head && ce->nfree) {
+            batch *b = &ce->batches[ce->free_list[--ce->nfree]];
+            b->nreq = 0;
+            while (ce->head && b->nreq < ce->threads) {
+                b->req[b->nreq++] = ce->head;
+                ce->head = ce->head->next;
+            }
+            if (!ce->head)
+                ce->tail = NULL;
+            pthread_mutex_unlock(&ce->lock);
+            b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
+            pthread_mutex_lock(&ce->lock);
+            ce->running[ce->nrunning++] = b;
+            wake_all(ce);
+            continue;
+        }
+        if (rq.done)
+            break;
+        if (ce->nrunning && !ce->completing) {
+            batch *b = ce->running[0];
+            ce->completing = 1;
+            pthread_mutex_unlock(&ce->lock);
+            const int err = b->err ? b->err : finish_batch(ce, b);
+            pthread_mutex_lock(&ce->lock);
+            for (int r = 0; r < b->nreq; r++) {
+                b->req[r]->err = err;
+                b->req[r]->done = 1;
+            }
+            ce->nrunning--;
+            memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
+            ce->free_list[ce->nfree++] = (int)(b - ce->batches);
+            ce->completing = 0;
+            wake_all(ce);
+            continue;
+        }
+        /* Nothing to do but wait: spin a little, then sleep. */
+        const unsigned ep = atomic_load_explicit(&ce->epoch, memory_order_acquire);
+        pthread_mutex_unlock(&ce->lock);
+        const double t0 = mmp_now_seconds();
+        for (int i = 0; atomic_load_explicit(&ce->epoch, memory_order_acquire) == ep; i++)
+            if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
+                break;
+            else
+                mmp_wait_step(0);
+        pthread_mutex_lock(&ce->lock);
+        if (atomic_load_explicit(&ce->epoch, memory_order_relaxed) == ep)
+            pthread_cond_wait(&ce->cv, &ce->lock);
+    }
+    pthread_mutex_unlock(&ce->lock);
+    return rq.err;
+}
+
+void mmp_opencl_batch_counts(void *state, long *calls, long *batches)
+{
+    ocl *ce = state;
+    *calls = *batches = 0;
+    pthread_mutex_lock(&ce->lock);
+    for (int i = 0; i < ce->nbatches; i++) {
+        *calls += ce->batches[i].calls;
+        *batches += ce->batches[i].runs;
+    }
+    pthread_mutex_unlock(&ce->lock);
+}
