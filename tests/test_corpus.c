@@ -42,7 +42,6 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -51,6 +50,7 @@
 #include "common/error.h"
 #include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
+#include "util.h"
 
 /* Limits per decode. */
 #define CPU_LIMIT_S 2.0
@@ -80,50 +80,6 @@ typedef struct tally {
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Deterministic pseudo-random numbers (xorshift64*): every run and every
- * machine tests the same files. */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
-static uint32_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
-}
-static size_t rng_below(size_t n) { return n ? (size_t)rng_next() % n : 0; }
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Make a file self-consistent again after an edit: payload_len = the real
- * payload size (when fix_len) and the CRC over what is there. */
-static void fixup(uint8_t *b, size_t n, int fix_len)
-{
-    if (n < MMP_HEADER_SIZE)
-        return;
-    size_t plen = n - MMP_HEADER_SIZE;
-    if (fix_len)
-        put64(b + 32, plen);
-    put32(b + MMP_HEADER_CRC_OFFSET,
-          mmp_container_crc(b, MMP_HEADER_CRC_OFFSET, b + MMP_HEADER_SIZE, plen));
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* User + system CPU seconds of all waited-for children so far. */
 static double children_cpu(void)
 {
@@ -132,36 +88,6 @@ static double children_cpu(void)
         return 0;
     return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
            ru.ru_stime.tv_usec * 1e-6;
-}
-
-static void write_file(const char *path, const uint8_t *b, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || (n && fwrite(b, 1, n, f) != n) || fclose(f) != 0)
-        fail_msg("cannot write %s: %s", path, strerror(errno));
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0, got;
-    uint8_t *b = malloc(cap + 1);
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *nb = realloc(b, (cap *= 2) + 1);
-            if (!nb)
-                free(b);
-            b = nb;
-        }
-    }
-    fclose(f);
-    if (b)
-        b[n] = 0;
-    *len = n;
-    return b;
 }
 
 static void need_bin(void)
@@ -186,7 +112,7 @@ static int run_tool(const char *prog, const char *in_name, const char *what, tal
     snprintf(exe, sizeof exe, "%s/%s", bin, prog);
     unlink(out);
 
-    double t0 = now(), cpu_before = children_cpu();
+    double t0 = now_seconds(), cpu_before = children_cpu();
     pid_t pid = fork();
     if (pid < 0)
         fail_msg("fork: %s", strerror(errno));
@@ -214,7 +140,7 @@ static int run_tool(const char *prog, const char *in_name, const char *what, tal
     while (w < 0 && errno == EINTR);
     if (w != pid)
         fail_msg("waitpid: %s", strerror(errno));
-    double wall = now() - t0;
+    double wall = now_seconds() - t0;
     /* This process waits for one child at a time, so the growth of the
      * children's CPU time is this child's. */
     double cpu_after = children_cpu();
@@ -288,45 +214,6 @@ static void print_tally(const char *name, const tally *t)
 
 /* ------------------------------------------------------------ base files */
 
-static const char *images_dir(void)
-{
-    static char d[1024];
-    const char *env = getenv("MMP_IMAGES");
-    const char *cands[] = {env, "images", "../images", "../../images"};
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
-        struct stat sb;
-        if (!cands[i] || !*cands[i])
-            continue;
-        snprintf(d, sizeof d, "%s/camera.pgm", cands[i]);
-        if (stat(d, &sb) == 0) {
-            snprintf(d, sizeof d, "%s", cands[i]);
-            return d;
-        }
-    }
-    return NULL;
-}
-
-static int crop_of(const char *name, int x0, int y0, int w, int h, mmp_image *out)
-{
-    const char *d = images_dir();
-    if (!d)
-        return -1;
-    char path[1200], err[256];
-    mmp_image img;
-    snprintf(path, sizeof path, "%s/%s.pgm", d, name);
-    if (mmp_pgm_read_path(path, &img, err, sizeof err))
-        return -1;
-    if (x0 + w > img.width || y0 + h > img.height || mmp_image_alloc(out, w, h, img.maxval)) {
-        mmp_image_free(&img);
-        return -1;
-    }
-    for (int y = 0; y < h; y++)
-        memcpy(out->pix + (size_t)y * w, img.pix + (size_t)(y0 + y) * img.width + x0,
-               sizeof(uint16_t) * (size_t)w);
-    mmp_image_free(&img);
-    return 0;
-}
-
 static void add_base(const char *name, const mmp_image *img, double lambda, int dict_cap,
                      double redundancy)
 {
@@ -358,19 +245,19 @@ static int setup(void **state)
         return -1;
 
     mmp_image img;
-    if (crop_of("camera", 240, 240, 16, 16, &img) == 0) {
+    if (load_crop("camera", 240, 240, 16, 16, &img) == 0) {
         add_base("camera-16x16-l10", &img, 10, 0, -1);
         mmp_image_free(&img);
     }
-    if (crop_of("text", 100, 100, 37, 29, &img) == 0) {
+    if (load_crop("text", 100, 100, 37, 29, &img) == 0) {
         add_base("text-37x29-l75", &img, 75, 0, -1);
         mmp_image_free(&img);
     }
-    if (crop_of("moon", 300, 300, 20, 12, &img) == 0) {
+    if (load_crop("moon", 300, 300, 20, 12, &img) == 0) {
         add_base("moon-20x12-l3-d64", &img, 3, 64, -1);
         mmp_image_free(&img);
     }
-    if (crop_of("camera", 200, 150, 48, 32, &img) == 0) {
+    if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         add_base("camera-48x32-l2", &img, 2, 0, -1);
         mmp_image_free(&img);
     }
@@ -523,7 +410,7 @@ static void test_mutations(void **state)
                 size_t bit = rng_below(plen * 8);
                 c[MMP_HEADER_SIZE + bit / 8] ^= (uint8_t)(1u << (bit % 8));
             }
-            fixup(c, n, 1);
+            fixup_container(c, n, 1);
             snprintf(what, sizeof what, "%s: %d payload bit flip(s), CRC fixed #%d", base[i].name,
                      bits, k);
             decode_blob(c, n, what, &t);
@@ -535,7 +422,7 @@ static void test_mutations(void **state)
             int m = 1 + (int)rng_below(8);
             for (int j = 0; j < m; j++)
                 c[MMP_HEADER_SIZE + rng_below(plen)] = (uint8_t)rng_next();
-            fixup(c, n, 1);
+            fixup_container(c, n, 1);
             snprintf(what, sizeof what, "%s: %d random payload bytes, CRC fixed #%d",
                      base[i].name, m, k);
             decode_blob(c, n, what, &t);
@@ -548,7 +435,7 @@ static void test_mutations(void **state)
                              : MMP_HEADER_SIZE + rng_below(plen);
             int fix = k >= 8;
             if (fix)
-                fixup(c, m, 1);
+                fixup_container(c, m, 1);
             snprintf(what, sizeof what, "%s: truncated to %zu bytes%s", base[i].name, m,
                      fix ? ", header fixed" : "");
             decode_blob(c, m, what, &t);
@@ -561,7 +448,7 @@ static void test_mutations(void **state)
             for (size_t j = 0; j < m; j++)
                 c[n + j] = (uint8_t)rng_next();
             if (k & 1)
-                fixup(c, n + m, 1);
+                fixup_container(c, n + m, 1);
             snprintf(what, sizeof what, "%s: %zu bytes appended%s", base[i].name, m,
                      k & 1 ? ", header fixed" : "");
             decode_blob(c, n + m, what, &t);
@@ -579,7 +466,7 @@ static void test_mutations(void **state)
                 memmove(c + at, c + at + 1, n - at - 1);
                 m = n - 1;
             }
-            fixup(c, m, 1);
+            fixup_container(c, m, 1);
             snprintf(what, sizeof what, "%s: byte %s at %zu, header fixed", base[i].name,
                      k & 1 ? "inserted" : "deleted", at);
             decode_blob(c, m, what, &t);
@@ -593,7 +480,7 @@ static void test_mutations(void **state)
             memcpy(c, base[i].b, MMP_HEADER_SIZE);
             for (size_t j = 0; j < m; j++)
                 c[MMP_HEADER_SIZE + j] = (uint8_t)(k == 5 ? 0 : rng_next());
-            fixup(c, MMP_HEADER_SIZE + m, 1);
+            fixup_container(c, MMP_HEADER_SIZE + m, 1);
             snprintf(what, sizeof what, "%s: %zu random payload bytes%s", base[i].name, m,
                      k == 5 ? " (zeros)" : "");
             decode_blob(c, MMP_HEADER_SIZE + m, what, &t);
@@ -610,7 +497,7 @@ static void test_mutations(void **state)
                 for (int j = 0; j < edits[e].size; j++)
                     c[edits[e].off + j] = (uint8_t)(edits[e].value >> (8 * j));
                 if (fix)
-                    fixup(c, n, 0);
+                    fixup_container(c, n, 0);
                 snprintf(what, sizeof what, "%s: %s%s", base[i].name, edits[e].name,
                          fix ? ", CRC fixed" : "");
                 decode_blob(c, n, what, &t);
@@ -623,7 +510,7 @@ static void test_mutations(void **state)
             c[off] = (uint8_t)rng_next();
             if (k & 1)
                 c[4 + rng_below(36)] = (uint8_t)rng_next();
-            fixup(c, n, 0);
+            fixup_container(c, n, 0);
             snprintf(what, sizeof what, "%s: random header byte(s) at %zu, CRC fixed #%d",
                      base[i].name, off, k);
             decode_blob(c, n, what, &t);
@@ -639,7 +526,7 @@ static void test_mutations(void **state)
         uint8_t *c = copy_of(0, 0);
         put32(c + 8, big[k][0]);
         put32(c + 12, big[k][1]);
-        fixup(c, base[0].n, 1);
+        fixup_container(c, base[0].n, 1);
         snprintf(what, sizeof what, "%s: %ux%u, CRC fixed", base[0].name, big[k][0], big[k][1]);
         decode_blob(c, base[0].n, what, &t);
         free(c);
@@ -656,7 +543,7 @@ static void test_mutations(void **state)
             memcpy(c, "MMPi", 4);
         if (k % 3 == 2 && m >= MMP_HEADER_SIZE) {
             memcpy(c, "MMPi\x01\x01\x04\x02", 8);
-            fixup(c, m, 1);
+            fixup_container(c, m, 1);
         }
         snprintf(what, sizeof what, "random file #%d (%zu bytes)", k, m);
         decode_blob(c, m, what, &t);

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -26,57 +25,9 @@
 #include "common/error.h"
 #include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-/* Deterministic pseudo-random numbers (xorshift64*), so that every run and
- * every machine tests the same images. */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
-static uint32_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
-}
-
-static const char *images_dir(void)
-{
-    static char dir[1024];
-    const char *env = getenv("MMP_IMAGES");
-    const char *cands[] = {env, "images", "../images", "../../images"};
-    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
-        struct stat sb;
-        if (!cands[i] || !*cands[i])
-            continue;
-        snprintf(dir, sizeof dir, "%s/camera.pgm", cands[i]);
-        if (stat(dir, &sb) == 0) {
-            snprintf(dir, sizeof dir, "%s", cands[i]);
-            return dir;
-        }
-    }
-    fail_msg("test images not found: set MMP_IMAGES or run from the repository root");
-    return NULL;
-}
-
-static void load_image(const char *name, mmp_image *img)
-{
-    char path[1200], err[256] = "";
-    snprintf(path, sizeof path, "%s/%s.pgm", images_dir(), name);
-    int rc = mmp_pgm_read_path(path, img, err, sizeof err);
-    if (rc)
-        fail_msg("cannot read %s: %d %s", path, rc, err);
-}
-
-static void crop(const mmp_image *src, int x0, int y0, int w, int h, mmp_image *dst)
-{
-    assert_true(x0 >= 0 && y0 >= 0 && x0 + w <= src->width && y0 + h <= src->height);
-    assert_int_equal(mmp_image_alloc(dst, w, h, src->maxval), MMP_OK);
-    for (int y = 0; y < h; y++)
-        memcpy(dst->pix + (size_t)y * w, src->pix + (size_t)(y0 + y) * src->width + x0,
-               sizeof(uint16_t) * (size_t)w);
-}
 
 /* PSNR computed here rather than with common/metrics.c, so a bug there
  * cannot hide one in the codec. INFINITY when identical. */

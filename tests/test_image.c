@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "mmp/cli/pgm.h"
+#include "util.h"
 
 static char tmpdir[64];
 
@@ -41,42 +42,11 @@ static const char *tpath(const char *name)
     return buf;
 }
 
-static void write_bytes(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    if (len)
-        assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* Read the whole file into a malloc'ed buffer. */
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    size_t cap = 1024, n = 0;
-    uint8_t *buf = malloc(cap);
-    assert_non_null(buf);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 /* Write `len` bytes to a file, read it as PGM, remove it. */
 static int read_bytes(const void *data, size_t len, mmp_image *img, char *err, size_t errlen)
 {
     const char *p = tpath("in.pgm");
-    write_bytes(p, data, len);
+    write_file(p, data, len);
     int rc = mmp_pgm_read_path(p, img, err, errlen);
     unlink(p);
     return rc;
@@ -123,7 +93,7 @@ static void fill_pattern(mmp_image *img, unsigned seed)
 }
 
 /* Write img to a file, check the P5 header and size, read it back. */
-static void roundtrip(int w, int h, int maxval)
+static void pgm_roundtrip(int w, int h, int maxval)
 {
     mmp_image img, back;
     assert_int_equal(mmp_image_alloc(&img, w, h, maxval), MMP_OK);
@@ -137,6 +107,7 @@ static void roundtrip(int w, int h, int maxval)
 
     size_t len;
     uint8_t *bytes = slurp(p, &len);
+    assert_non_null(bytes);
     char hdr[64];
     int hl = snprintf(hdr, sizeof hdr, "P5\n%d %d\n%d\n", w, h, maxval);
     size_t bps = maxval > 255 ? 2 : 1;
@@ -169,24 +140,24 @@ static void roundtrip(int w, int h, int maxval)
 static void test_roundtrip_8bit(void **state)
 {
     (void)state;
-    roundtrip(37, 23, 255);
-    roundtrip(16, 16, 100);
-    roundtrip(5, 3, 1);
+    pgm_roundtrip(37, 23, 255);
+    pgm_roundtrip(16, 16, 100);
+    pgm_roundtrip(5, 3, 1);
 }
 
 static void test_roundtrip_16bit(void **state)
 {
     (void)state;
-    roundtrip(29, 17, 65535);
-    roundtrip(8, 9, 256);
-    roundtrip(3, 40, 1023);
+    pgm_roundtrip(29, 17, 65535);
+    pgm_roundtrip(8, 9, 256);
+    pgm_roundtrip(3, 40, 1023);
 }
 
 static void test_roundtrip_1x1(void **state)
 {
     (void)state;
-    roundtrip(1, 1, 255);
-    roundtrip(1, 1, 65535);
+    pgm_roundtrip(1, 1, 255);
+    pgm_roundtrip(1, 1, 65535);
     /* A hand-made 1x1 file. */
     mmp_image img;
     char err[256];
@@ -250,7 +221,7 @@ static void test_read_stdin(void **state)
 {
     (void)state;
     const char *p = tpath("stdin.pgm");
-    write_bytes(p, "P5 1 2 255\n\x01\x02", 13);
+    write_file(p, "P5 1 2 255\n\x01\x02", 13);
     assert_non_null(freopen(p, "rb", stdin));
     mmp_image img;
     char err[256] = "";
@@ -400,7 +371,7 @@ static void test_write_errors(void **state)
     }
     /* A stream opened for reading cannot be written. */
     const char *p = tpath("ro.pgm");
-    write_bytes(p, "x", 1);
+    write_file(p, "x", 1);
     f = fopen(p, "rb");
     assert_non_null(f);
     assert_int_equal(mmp_pgm_write(f, &img), MMP_EIO);

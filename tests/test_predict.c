@@ -65,16 +65,17 @@ static void set_causal(mmp_plane *p, int y0, int x0, int h)
                 *AV(p, y, x) = 1;
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
+/* splitmix64 from a fixed seed, so failures are reproducible: this test's
+ * own draws (util.h's generator would give other planes). */
+static uint64_t splitmix64_state = 0x9e3779b97f4a7c15ull;
+static uint64_t splitmix64(void)
 {
-    /* splitmix64: fixed seed, so failures are reproducible */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (splitmix64_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static int rndn(int n) { return (int)(rnd() % (uint64_t)n); }
+static int rndn(int n) { return (int)(splitmix64() % (uint64_t)n); }
 
 static void fill_random(mmp_plane *p)
 {

@@ -29,6 +29,10 @@
 
 #include <cmocka.h>
 
+#include "mmp/cli/pgm.h"
+#include "mmp/mmp.h"
+#include "util.h"
+
 #define SCHEMA "image,width,height,codec,param,bytes,bpp,psnr,enc_seconds,dec_seconds"
 #define NCOL 10
 
@@ -39,15 +43,16 @@ static char cap_out[16384], cap_err[16384];
 
 /* ---------------------------------------------------------------- helpers */
 
+/* The file into buf as a string, cut to n - 1 bytes ("" when unreadable). */
 static void slurp_into(const char *path, char *buf, size_t n)
 {
-    FILE *f = fopen(path, "rb");
-    size_t got = 0;
-    if (f) {
-        got = fread(buf, 1, n - 1, f);
-        fclose(f);
-    }
-    buf[got] = 0;
+    size_t len;
+    uint8_t *b = slurp(path, &len);
+    len = b && len < n ? len : b ? n - 1 : 0;
+    if (b)
+        memcpy(buf, b, len);
+    buf[len] = 0;
+    free(b);
 }
 
 /* Run `sh -c CMD` from the repository root with stdout and stderr captured
@@ -191,29 +196,20 @@ static void synthetic(const char *name, double factor, double psnr_shift)
 /* A 32x32 8-bit PGM: a crop of images/camera.pgm, or a synthetic pattern. */
 static void make_crop(const char *name)
 {
-    unsigned char px[32 * 32];
-    FILE *f = fopen("images/camera.pgm", "rb");
-    int w = 0, h = 0, maxval = 0, ok = 0;
-    if (f && fscanf(f, "P5 %d %d %d", &w, &h, &maxval) == 3 && maxval == 255 && w >= 232 &&
-        h >= 232 && fgetc(f) != EOF) {
-        long data = ftell(f);
-        ok = 1;
-        for (int y = 0; y < 32 && ok; y++)
-            ok = fseek(f, data + (long)(200 + y) * w + 200, SEEK_SET) == 0 &&
-                 fread(px + 32 * y, 1, 32, f) == 32;
-    }
-    if (f)
-        fclose(f);
-    if (!ok)
+    mmp_image c = {0};
+    if (load_crop("camera", 200, 200, 32, 32, &c) || c.maxval != 255) {
+        mmp_image_free(&c);
+        assert_int_equal(mmp_image_alloc(&c, 32, 32, 255), 0);
         for (int i = 0; i < 32 * 32; i++)
-            px[i] = (unsigned char)((i % 32) * 6 + (i / 32) * 2 + ((i * 7919) % 13));
+            c.pix[i] = (uint16_t)((i % 32) * 6 + (i / 32) * 2 + ((i * 7919) % 13));
+    }
     char p[256];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    f = fopen(p, "wb");
+    FILE *f = fopen(p, "wb");
     assert_non_null(f);
-    fprintf(f, "P5\n32 32\n255\n");
-    assert_int_equal(fwrite(px, 1, sizeof px, f), sizeof px);
+    assert_int_equal(mmp_pgm_write(f, &c), 0);
     assert_int_equal(fclose(f), 0);
+    mmp_image_free(&c);
 }
 
 /* Check an output CSV: the schema's header and `rows` rows of 32x32 images,
