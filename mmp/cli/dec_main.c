@@ -11,7 +11,8 @@
 
 static const char *prog = "mmp-dec";
 
-static void usage(FILE *f)
+/* --help on stdout; exit status 1 when it cannot be written. */
+static int usage(FILE *f)
 {
     fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT.pgm]\n"
                "Decode an MMP file to PGM. Without -o the output is IN with .pgm in place of\n"
@@ -22,7 +23,14 @@ static void usage(FILE *f)
                "  -v, --verbose        more detail on stderr\n"
                "  -q, --quiet          nothing but errors\n"
                "  -h, --help           this help\n"
-               "      --version        version\n");
+               "      --version        version\n"
+               "\n"
+               "IN and OUT must be different files. A regular output file is replaced only\n"
+               "once complete, keeping its mode; one with several hard links is refused (not\n"
+               "detached, not changed in place). A device, FIFO or socket is written in\n"
+               "place; a symbolic link is followed. Exit status: 0 success, 1 failure, 2\n"
+               "usage error.\n");
+    return mmp_cli_stdout_done(prog);
 }
 
 static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
@@ -60,11 +68,10 @@ int main(int argc, char **argv)
             verbose = 0;
             break;
         case 'h':
-            usage(stdout);
-            return 0;
+            return usage(stdout);
         case OPT_VERSION:
             printf("mmp-dec %s\n", MMP_VERSION_STRING);
-            return 0;
+            return mmp_cli_stdout_done(prog);
         case ':':
             mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
             return MMP_EXIT_USAGE;
@@ -85,8 +92,10 @@ int main(int argc, char **argv)
         } else {
             size_t n = strlen(in_path);
             derived = malloc(n + 5);
-            if (!derived)
+            if (!derived) {
+                mmp_cli_error(prog, "out of memory");
                 return MMP_EXIT_FAILURE;
+            }
             strcpy(derived, in_path);
             if (n > 4 && strcmp(derived + n - 4, ".mmp") == 0)
                 derived[n - 4] = 0;
@@ -95,20 +104,33 @@ int main(int argc, char **argv)
         }
     }
     char err[512];
+    mmp_image img = {0};
+    mmp_cli_output out = {.path = out_path, .what = "output", .write = write_pgm, .opaque = &img};
+    int e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err);
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+        mmp_cli_outputs_free(&out, 1);
+        free(derived);
+        return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
+    }
     uint8_t *buf = NULL;
     size_t len = 0;
     double t0 = now_seconds();
-    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err,
-                              sizeof(err));
-    mmp_image img = {0};
-    if (!e)
-        e = mmp_decode(buf, len, &img, err, sizeof(err));
-    double secs = now_seconds() - t0;
-    if (!e)
-        e = mmp_cli_write_atomic(out_path, write_pgm, &img, err, sizeof(err));
+    /* Its messages name the file; the decoder's do not. */
+    e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err, sizeof(err));
     if (e) {
-        mmp_cli_error(prog, "%s: %s", in_path, err);
-    } else {
+        mmp_cli_error(prog, "%s", err);
+    } else if ((e = mmp_decode(buf, len, &img, err, sizeof(err))) != 0) {
+        mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
+    }
+    double secs = now_seconds() - t0;
+    if (!e) {
+        e = mmp_cli_outputs_write(&out, 1, err, sizeof err);
+        if (e)
+            mmp_cli_error(prog, "%s", err);
+    }
+    mmp_cli_outputs_free(&out, 1);
+    if (!e) {
         if (verbose)
             fprintf(stderr, "%s: %dx%d maxval %d, %zu bytes, %.3f s\n", prog, img.width,
                     img.height, img.maxval, len, secs);
@@ -121,5 +143,7 @@ int main(int argc, char **argv)
     free(buf);
     free(derived);
     mmp_image_free(&img);
-    return e ? MMP_EXIT_FAILURE : 0;
+    if (e)
+        return MMP_EXIT_FAILURE;
+    return mmp_cli_stdout_done(prog);
 }

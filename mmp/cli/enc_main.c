@@ -12,7 +12,8 @@
 
 static const char *prog = "mmp-enc";
 
-static void usage(FILE *f)
+/* --help on stdout; exit status 1 when it cannot be written. */
+static int usage(FILE *f)
 {
     fprintf(f,
             "Usage: mmp-enc [options] IN.pgm OUT.mmp\n"
@@ -25,7 +26,9 @@ static void usage(FILE *f)
             "                       cores for omp; for opencl 16 on a GPU, 4 on a CPU\n"
             "                       device (default 0)\n"
             "      --cl-device DEV  OpenCL device for -e opencl/auto: P:D indices or part of\n"
-            "                       its name (default: $MMP_CL_DEVICE, else the first GPU)\n"
+            "                       its name (default: $MMP_CL_DEVICE, else the first GPU);\n"
+            "                       -e opencl fails when it matches no device, -e auto uses\n"
+            "                       it only if it is a GPU (else a CPU engine, with a warning)\n"
             "      --list-devices   list the OpenCL devices and exit\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
@@ -36,8 +39,15 @@ static void usage(FILE *f)
             "  -v, --verbose        more detail on stderr\n"
             "  -q, --quiet          no progress bar\n"
             "  -h, --help           this help\n"
-            "      --version        version\n",
+            "      --version        version\n"
+            "\n"
+            "IN, OUT and FILE must be three different files (two '-' outputs clash).\n"
+            "A regular output file is replaced only once complete, keeping its mode; one\n"
+            "with several hard links is refused (not detached, not changed in place). A\n"
+            "device, FIFO or socket is written in place; a symbolic link is followed.\n"
+            "Exit status: 0 success, 1 failure, 2 usage error.\n",
             mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP);
+    return mmp_cli_stdout_done(prog);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -80,8 +90,9 @@ static void log_message(void *opaque, int level, const char *msg)
         fprintf(stderr, "%s: %s\n", prog, msg);
 }
 
-/* --list-devices: the opencl engine's devices, the one it would use marked. */
-static int list_devices(const char *spec)
+/* --list-devices: the opencl engine's devices, the one it would use marked;
+ * `label` names where spec came from (--cl-device or MMP_CL_DEVICE). */
+static int list_devices(const char *spec, const char *label)
 {
     mmp_device_info dev[64];
     char err[512] = "";
@@ -96,7 +107,53 @@ static int list_devices(const char *spec)
                dev[i].platform, dev[i].device, dev[i].name, dev[i].type, dev[i].platform_name,
                dev[i].compute_units, dev[i].memory_mib);
     if (pick < 0)
-        printf("%s\n", err);
+        printf("%s: %s\n", label, err);
+    return mmp_cli_stdout_done(prog);
+}
+
+/*
+ * A device the user named (--cl-device or MMP_CL_DEVICE, `label` says which
+ * and its value), checked before anything is read: with -e opencl one that
+ * matches no device is an error; -e auto takes the opencl engine only for a
+ * GPU, so it warns (unless quiet) when it falls back to a CPU engine instead
+ * of the device named; -e seq or omp never use a device, which only the
+ * option (not the environment, a standing setting) is warned about.
+ */
+static int check_device(const mmp_settings *st, const char *label, int from_option, int quiet)
+{
+    const char *engine = st->engine ? st->engine : "seq";
+    const int is_auto = strcmp(engine, "auto") == 0;
+    if (!st->device)
+        return 0;
+    if (!is_auto && strcmp(engine, "opencl") != 0) {
+        if (from_option && !quiet)
+            fprintf(stderr, "%s: warning: %s has no effect with -e %s (only opencl and auto use "
+                            "a device)\n",
+                    prog, label, engine);
+        return 0;
+    }
+    mmp_device_info dev[64];
+    char why[512] = "";
+    int pick = -1;
+    const int n = mmp_engine_devices("opencl", dev, 64, st->device, &pick, why, sizeof why);
+    if (n >= 0 && pick >= 0 && pick < 64 && (!is_auto || dev[pick].is_gpu))
+        return 0;
+    if (!is_auto) {
+        mmp_cli_error(prog, "%s: %s", label, why[0] ? why : "no such OpenCL device");
+        return MMP_EXIT_FAILURE;
+    }
+    if (quiet)
+        return 0;
+    /* auto's order: opencl on a GPU, else omp, else seq. */
+    const char *cpu = mmp_engine_exists("omp") ? "omp" : "seq";
+    if (n >= 0 && pick >= 0 && pick < 64)
+        fprintf(stderr,
+                "%s: warning: %s: %s is a %s device, not a GPU; -e auto uses the CPU engine %s "
+                "instead of it (-e opencl would run on it)\n",
+                prog, label, dev[pick].name, dev[pick].type, cpu);
+    else
+        fprintf(stderr, "%s: warning: %s: %s; -e auto uses the CPU engine %s instead\n", prog,
+                label, why[0] ? why : "no such OpenCL device", cpu);
     return 0;
 }
 
@@ -116,7 +173,7 @@ int main(int argc, char **argv)
     mmp_settings st;
     mmp_default_settings(&st);
     const char *recon_path = NULL;
-    int want_stats = 0, quiet = 0, list = 0;
+    int want_stats = 0, quiet = 0, list = 0, dev_option = 0;
     /* The environment is the front end's to read, not the library's. */
     st.device = getenv("MMP_CL_DEVICE");
     if (st.device && !*st.device)
@@ -172,6 +229,7 @@ int main(int argc, char **argv)
         }
         case OPT_CLDEV:
             st.device = optarg;
+            dev_option = 1;
             break;
         case OPT_LISTDEV:
             list = 1;
@@ -189,11 +247,10 @@ int main(int argc, char **argv)
             quiet = 1;
             break;
         case 'h':
-            usage(stdout);
-            return 0;
+            return usage(stdout);
         case OPT_VERSION:
             printf("mmp-enc %s\n", MMP_VERSION_STRING);
-            return 0;
+            return mmp_cli_stdout_done(prog);
         case ':':
             mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
             return MMP_EXIT_USAGE;
@@ -202,13 +259,39 @@ int main(int argc, char **argv)
             return MMP_EXIT_USAGE;
         }
     }
+    /* Messages name the device setting the way the user gave it. */
+    char dev_label[256] = "";
+    if (st.device)
+        snprintf(dev_label, sizeof dev_label, dev_option ? "--cl-device %s" : "MMP_CL_DEVICE=%s",
+                 st.device);
     if (list)
-        return list_devices(st.device);
+        return list_devices(st.device, dev_label);
     if (argc - optind != 2) {
         mmp_cli_error(prog, "expected IN.pgm and OUT.mmp (see --help)");
         return MMP_EXIT_USAGE;
     }
     const char *in_path = argv[optind], *out_path = argv[optind + 1];
+    char err[512];
+    /* The reconstruction first in the list (its temporary file is written
+     * first); neither output is renamed into place unless both are written. */
+    blob b = {NULL, 0};
+    mmp_image img = {0}, rec = {0};
+    mmp_cli_output outs[2] = {
+        {.path = recon_path, .what = "--recon", .write = write_pgm, .opaque = &rec},
+        {.path = out_path, .what = "output", .write = write_blob, .opaque = &b}};
+    mmp_cli_output *o = recon_path ? outs : outs + 1;
+    const int nout = recon_path ? 2 : 1;
+    int e = mmp_cli_outputs_check(in_path, o, nout, err, sizeof err);
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+        mmp_cli_outputs_free(o, nout);
+        return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
+    }
+    e = check_device(&st, dev_label, dev_option, quiet);
+    if (e) {
+        mmp_cli_outputs_free(o, nout);
+        return e;
+    }
     if (!quiet) {
         st.progress = mmp_cli_progress;
         st.progress_opaque = NULL;
@@ -217,11 +300,14 @@ int main(int argc, char **argv)
     st.log = log_message;
     st.log_opaque = &lc;
 
-    char err[512];
-    mmp_image img = {0}, rec = {0};
-    int e = mmp_pgm_read_path(in_path, &img, err, sizeof(err));
+    e = mmp_pgm_read_path(in_path, &img, err, sizeof(err));
     if (e) {
-        mmp_cli_error(prog, "%s", err);
+        /* The file named once: "cannot open X: ..." names it already. */
+        if (strncmp(err, "cannot open ", 12) == 0)
+            mmp_cli_error(prog, "%s", err);
+        else
+            mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
+        mmp_cli_outputs_free(o, nout);
         return MMP_EXIT_FAILURE;
     }
     uint8_t *out = NULL;
@@ -231,16 +317,13 @@ int main(int argc, char **argv)
     if (e) {
         mmp_cli_error(prog, "%s", err);
         mmp_image_free(&img);
+        mmp_cli_outputs_free(o, nout);
         return MMP_EXIT_FAILURE;
     }
-    /* The reconstruction first: a failure then leaves neither file behind. */
-    blob b = {out, outlen};
-    e = recon_path ? mmp_cli_write_atomic(recon_path, write_pgm, &rec, err, sizeof(err)) : 0;
-    if (!e) {
-        e = mmp_cli_write_atomic(out_path, write_blob, &b, err, sizeof(err));
-        if (e && recon_path && strcmp(recon_path, "-") != 0)
-            remove(recon_path);
-    }
+    b.data = out;
+    b.len = outlen;
+    e = mmp_cli_outputs_write(o, nout, err, sizeof err);
+    mmp_cli_outputs_free(o, nout);
     if (e) {
         mmp_cli_error(prog, "%s", err);
     } else {
@@ -255,13 +338,18 @@ int main(int argc, char **argv)
                     prog, img.width, img.height, img.maxval, st.lambda, outlen, bpp, psnr,
                     stats.seconds, (unsigned long long)stats.dict_elements);
         if (want_stats) {
-            FILE *sf = strcmp(out_path, "-") == 0 ? stderr : stdout;
-            fprintf(sf, "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g\n",
+            /* stderr when stdout carries an output. */
+            const int taken =
+                strcmp(out_path, "-") == 0 || (recon_path && strcmp(recon_path, "-") == 0);
+            fprintf(taken ? stderr : stdout,
+                    "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g\n",
                     outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda);
         }
     }
     free(out);
     mmp_image_free(&img);
     mmp_image_free(&rec);
-    return e ? MMP_EXIT_FAILURE : 0;
+    if (e)
+        return MMP_EXIT_FAILURE;
+    return mmp_cli_stdout_done(prog);
 }

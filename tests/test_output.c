@@ -1,0 +1,801 @@
+/*
+ * Tests of how bin/mmp-enc and bin/mmp-dec treat their output paths: no run
+ * may destroy a file the user did not ask to lose.
+ *
+ *  - Outputs that are not regular files (character devices, FIFOs, sockets,
+ *    and whatever a symbolic link points to) are written in place, never
+ *    replaced by a regular file; a link stays a link.
+ *  - Replacing a regular file keeps its mode; one with several hard links
+ *    is refused (exit 1) and left as it is.
+ *  - Any two of IN, OUT and --recon naming the same file (compared by device
+ *    and inode, not by name; two '-' outputs are one standard output) is a
+ *    usage error (exit 2) before anything is written.
+ *  - A failed write to stdout, informational output included, is exit 1
+ *    with one line.
+ *  - Messages name the option the user gave (--cl-device or MMP_CL_DEVICE)
+ *    and the file once.
+ *
+ * The binaries come from $MMP_BIN (make check sets it; the tests skip
+ * without it). Each test runs in its own directory under a private mkdtemp
+ * directory, with device nodes (mknod: the case is skipped where that is
+ * not permitted), FIFOs, sockets and links it makes itself; nothing outside
+ * it is ever named as an output. A FIFO or socket reader runs under a
+ * timeout, and so does every command that writes to one, so that a binary
+ * that never opens it cannot hang the suite.
+ */
+/* S_IFMT and its kinds, mknod's major() and minor(). */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mmp/cli/pgm.h"
+#include "mmp/mmp.h"
+
+static const char *bin;          /* $MMP_BIN */
+static char root[64];            /* mkdtemp directory */
+static char work[128];           /* root/tN: the current test's directory */
+static int ntest;
+static char out_path[128], err_path[128];
+static char cap_out[8192], cap_err[4096];
+static uint8_t *good_mmp;        /* in.pgm encoded by the library, default settings */
+static size_t good_len;
+static uint8_t *good_pgm;        /* good_mmp decoded, as mmp-dec writes it */
+static size_t good_pgm_len;
+
+/* ---------------------------------------------------------------- helpers */
+
+static void need_bin(void)
+{
+    if (!bin) {
+        print_message("MMP_BIN is not set (make check sets it to bin/): skipping\n");
+        skip();
+    }
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1024, n = 0, got;
+    uint8_t *b = malloc(cap + 1);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *nb = realloc(b, (cap *= 2) + 1);
+            if (!nb)
+                free(b);
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (b)
+        b[n] = 0;
+    *len = n;
+    return b;
+}
+
+static void wpath(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", work, name); }
+
+static void put_file(const char *name, const void *data, size_t len)
+{
+    char p[256];
+    wpath(p, sizeof p, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* lstat of a name in the working directory; 0 when it exists. */
+static int look(const char *name, struct stat *sb)
+{
+    char p[256];
+    wpath(p, sizeof p, name);
+    return lstat(p, sb);
+}
+
+static int exists(const char *name)
+{
+    struct stat sb;
+    return look(name, &sb) == 0;
+}
+
+/* The file `name` (links followed) holds exactly data[0..len). */
+static void assert_content(const char *name, const void *data, size_t len)
+{
+    char p[256];
+    size_t n;
+    wpath(p, sizeof p, name);
+    uint8_t *d = slurp(p, &n);
+    if (!d)
+        fail_msg("cannot read %s", name);
+    if (n != len || memcmp(d, data, len))
+        fail_msg("%s holds %zu bytes, not the %zu expected", name, n, len);
+    free(d);
+}
+
+static void assert_text(const char *name, const char *text) { assert_content(name, text, strlen(text)); }
+
+static const char *type_name(mode_t m)
+{
+    return S_ISREG(m) ? "a regular file" : S_ISCHR(m) ? "a character device" : S_ISFIFO(m) ? "a FIFO"
+         : S_ISLNK(m) ? "a symbolic link" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory"
+         : "something else";
+}
+
+/* `name` itself (not followed) is still of the type in `want`. */
+static void assert_type(const char *name, mode_t want)
+{
+    struct stat sb;
+    if (look(name, &sb) != 0)
+        fail_msg("%s is gone", name);
+    if ((sb.st_mode & S_IFMT) != want)
+        fail_msg("%s is now %s, no longer %s", name, type_name(sb.st_mode), type_name(want));
+}
+
+/* No temporary file (NAME.tmpXXXXXX) left in the working directory. */
+static void assert_no_temp(void)
+{
+    DIR *d = opendir(work);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp"))
+            fail_msg("a temporary file was left behind: %s", e->d_name);
+    closedir(d);
+}
+
+/* Run `sh -c CMD` in the working directory; ENC and DEC in CMD stand for
+ * the binaries. Returns the exit status; stdout and stderr are in cap_out
+ * and cap_err. */
+static int run(const char *fmt, ...)
+{
+    char cmd[2048], full[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full,
+             "cd '%s' && ENC='%s/mmp-enc' && DEC='%s/mmp-dec' && (%s) >'%s' 2>'%s' </dev/null",
+             work, bin, bin, cmd, out_path, err_path);
+    int st = system(full);
+    assert_true(st != -1);
+    if (!WIFEXITED(st))
+        fail_msg("'%s' did not exit normally (status %#x)", cmd, st);
+    size_t n;
+    uint8_t *b = slurp(out_path, &n);
+    snprintf(cap_out, sizeof cap_out, "%s", b ? (char *)b : "");
+    free(b);
+    b = slurp(err_path, &n);
+    snprintf(cap_err, sizeof cap_err, "%s", b ? (char *)b : "");
+    free(b);
+    return WEXITSTATUS(st);
+}
+
+/* stderr is exactly one line "PROG: ..." containing each needle. */
+static void one_line(const char *cmd, const char *prog, const char *n1, const char *n2)
+{
+    size_t len = strlen(cap_err);
+    char *nl = strchr(cap_err, '\n');
+    if (len == 0 || !nl || nl != cap_err + len - 1)
+        fail_msg("'%s': stderr is not exactly one line: '%s'", cmd, cap_err);
+    if (strncmp(cap_err, prog, strlen(prog)) || strncmp(cap_err + strlen(prog), ": ", 2))
+        fail_msg("'%s': stderr does not start with '%s: ': %s", cmd, prog, cap_err);
+    if (n1 && !strstr(cap_err, n1))
+        fail_msg("'%s': stderr does not mention '%s': %s", cmd, n1, cap_err);
+    if (n2 && !strstr(cap_err, n2))
+        fail_msg("'%s': stderr does not mention '%s': %s", cmd, n2, cap_err);
+}
+
+/* A command that must fail with `status` and one line naming needle (and
+ * needle2 when not NULL), with nothing on stdout and no temporary file. */
+static void expect_fail(int status, const char *prog, const char *needle, const char *needle2,
+                        const char *cmd)
+{
+    int st = run("%s", cmd);
+    if (st != status)
+        fail_msg("'%s': exit %d, want %d (stderr: %s)", cmd, st, status, cap_err);
+    one_line(cmd, prog, needle, needle2);
+    if (cap_out[0])
+        fail_msg("'%s': unexpected stdout: %.200s", cmd, cap_out);
+    assert_no_temp();
+}
+
+/* A command that must succeed with nothing on stderr. */
+static void expect_ok(const char *cmd)
+{
+    int st = run("%s", cmd);
+    if (st != 0)
+        fail_msg("'%s': exit %d, want 0 (stderr: %s)", cmd, st, cap_err);
+    if (cap_err[0])
+        fail_msg("'%s': unexpected stderr: %s", cmd, cap_err);
+    assert_no_temp();
+}
+
+/* mknod NAME c MAJOR MINOR of an existing device (/dev/null, /dev/full);
+ * skips the test where that is not permitted. */
+static void make_node(const char *name, const char *like)
+{
+    struct stat sb;
+    if (stat(like, &sb) != 0 || !S_ISCHR(sb.st_mode)) {
+        print_message("%s is not a character device here: skipping\n", like);
+        skip();
+    }
+    if (run("mknod '%s' c %u %u", name, (unsigned)major(sb.st_rdev), (unsigned)minor(sb.st_rdev)) != 0 ||
+        !exists(name)) {
+        print_message("mknod is not permitted here (%s): skipping\n", cap_err);
+        skip();
+    }
+    assert_type(name, S_IFCHR);
+}
+
+/* The OpenCL devices (mmp-enc --list-devices): 1 when it lists some, with
+ * its output in cap_out; 0 when it cannot (no opencl engine, no platform). */
+static int list_devices(void)
+{
+    return run("$ENC --list-devices") == 0 && strstr(cap_out, "0:0") != NULL;
+}
+
+/* ------------------------------------------------------ setup, teardown */
+
+static void make_input(mmp_image *c)
+{
+    mmp_image img = {0};
+    char path[512], err[256];
+    const char *dir = getenv("MMP_IMAGES");
+    snprintf(path, sizeof path, "%s/camera.pgm", dir && *dir ? dir : "images");
+    assert_int_equal(mmp_image_alloc(c, 40, 24, 255), MMP_OK);
+    if (mmp_pgm_read_path(path, &img, err, sizeof err) == 0) {
+        for (int y = 0; y < 24; y++)
+            for (int x = 0; x < 40; x++)
+                c->pix[y * 40 + x] = img.pix[(size_t)(240 + y) * img.width + 230 + x];
+        mmp_image_free(&img);
+    } else {
+        for (int i = 0; i < 40 * 24; i++)
+            c->pix[i] = (uint16_t)((i % 40) * 5 + (i / 40) * 2 + (i * 7919 % 13));
+    }
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    bin = getenv("MMP_BIN");
+    if (bin && !*bin)
+        bin = NULL;
+    snprintf(root, sizeof root, "/tmp/mmp-out-XXXXXX");
+    if (!mkdtemp(root))
+        return -1;
+    snprintf(out_path, sizeof out_path, "%s/stdout", root);
+    snprintf(err_path, sizeof err_path, "%s/stderr", root);
+    mmp_image c, d = {0};
+    make_input(&c);
+    mmp_settings s;
+    mmp_default_settings(&s);
+    int e = mmp_encode(&s, &c, &good_mmp, &good_len, NULL, NULL, NULL, 0);
+    mmp_image_free(&c);
+    if (e || mmp_decode(good_mmp, good_len, &d, NULL, 0))
+        return -1;
+    char p[128];
+    snprintf(p, sizeof p, "%s/ref.pgm", root);
+    FILE *f = fopen(p, "wb");
+    if (!f || mmp_pgm_write(f, &d) || fclose(f))
+        return -1;
+    mmp_image_free(&d);
+    good_pgm = slurp(p, &good_pgm_len);
+    return good_pgm ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[256];
+    free(good_mmp);
+    free(good_pgm);
+    /* Our own mkdtemp directory, nothing else. */
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Each test: a fresh directory holding in.pgm (the image good_mmp codes)
+ * and good.mmp. */
+static int test_setup(void **state)
+{
+    (void)state;
+    snprintf(work, sizeof work, "%s/t%d", root, ++ntest);
+    if (mkdir(work, 0755))
+        return -1;
+    mmp_image c;
+    make_input(&c);
+    char p[256];
+    wpath(p, sizeof p, "in.pgm");
+    FILE *f = fopen(p, "wb");
+    int e = !f || mmp_pgm_write(f, &c) || fclose(f);
+    mmp_image_free(&c);
+    if (e)
+        return -1;
+    wpath(p, sizeof p, "good.mmp");
+    f = fopen(p, "wb");
+    return f && fwrite(good_mmp, 1, good_len, f) == good_len && fclose(f) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------- not regular outputs */
+
+/* A character device at the output path (a copy of /dev/null) is written
+ * in place, never replaced; the same through a symbolic link to it. */
+static void test_enc_device_output(void **state)
+{
+    (void)state;
+    need_bin();
+    make_node("null", "/dev/null");
+    expect_ok("$ENC -q in.pgm null");
+    assert_type("null", S_IFCHR);
+    char p[256];
+    wpath(p, sizeof p, "tonull");
+    assert_int_equal(symlink("null", p), 0);
+    expect_ok("$ENC -q --recon tonull in.pgm OUT.mmp");
+    assert_type("tonull", S_IFLNK);
+    assert_type("null", S_IFCHR);
+    assert_content("OUT.mmp", good_mmp, good_len);
+}
+
+static void test_dec_device_output(void **state)
+{
+    (void)state;
+    need_bin();
+    make_node("null", "/dev/null");
+    expect_ok("$DEC good.mmp -o null");
+    assert_type("null", S_IFCHR);
+    char p[256];
+    wpath(p, sizeof p, "tonull");
+    assert_int_equal(symlink("null", p), 0);
+    expect_ok("$DEC good.mmp -o tonull");
+    assert_type("tonull", S_IFLNK);
+    assert_type("null", S_IFCHR);
+}
+
+/* A device that fails the write (a copy of /dev/full): exit 1 naming it,
+ * the node stays, and the --recon written beside it is not left behind, nor
+ * is an older --recon file lost. */
+static void test_enc_device_write_error(void **state)
+{
+    (void)state;
+    need_bin();
+    make_node("full", "/dev/full");
+    expect_fail(1, "mmp-enc", "full", NULL, "$ENC -q --recon R.pgm in.pgm full");
+    assert_type("full", S_IFCHR);
+    assert_false(exists("R.pgm"));
+    put_file("R.pgm", "keep", 4);
+    expect_fail(1, "mmp-enc", "full", NULL, "$ENC -q --recon R.pgm in.pgm full");
+    assert_text("R.pgm", "keep");
+    expect_fail(1, "mmp-dec", "full", NULL, "$DEC good.mmp -o full");
+    assert_type("full", S_IFCHR);
+}
+
+/* Writing a FIFO: a reader under a timeout gets the whole file, the FIFO
+ * stays; through a symbolic link too. The writer runs under a timeout as
+ * well, in case it opens the FIFO after the reader has given up. */
+static void fifo_case(const char *writer, const char *fifo, const void *want, size_t want_len)
+{
+    char p[256];
+    wpath(p, sizeof p, "got");
+    unlink(p);
+    int st = run("timeout 20 cat fifo > got & r=$!; timeout 30 %s; s=$?; wait $r; exit $s", writer);
+    if (st != 0)
+        fail_msg("'%s': exit %d, want 0 (stderr: %s)", writer, st, cap_err);
+    if (cap_err[0])
+        fail_msg("'%s': unexpected stderr: %s", writer, cap_err);
+    assert_type("fifo", S_IFIFO);
+    if (strcmp(fifo, "fifo"))
+        assert_type(fifo, S_IFLNK);
+    assert_content("got", want, want_len);
+    assert_no_temp();
+}
+
+static void test_enc_fifo_output(void **state)
+{
+    (void)state;
+    need_bin();
+    char p[256];
+    wpath(p, sizeof p, "fifo");
+    assert_int_equal(mkfifo(p, 0644), 0);
+    fifo_case("$ENC -q in.pgm fifo", "fifo", good_mmp, good_len);
+    wpath(p, sizeof p, "tofifo");
+    assert_int_equal(symlink("fifo", p), 0);
+    fifo_case("$ENC -q in.pgm tofifo", "tofifo", good_mmp, good_len);
+    /* The reconstruction into the FIFO, the .mmp into a file. */
+    fifo_case("$ENC -q --recon fifo in.pgm OUT.mmp", "fifo", good_pgm, good_pgm_len);
+    assert_content("OUT.mmp", good_mmp, good_len);
+}
+
+static void test_dec_fifo_output(void **state)
+{
+    (void)state;
+    need_bin();
+    char p[256];
+    wpath(p, sizeof p, "fifo");
+    assert_int_equal(mkfifo(p, 0644), 0);
+    fifo_case("$DEC good.mmp -o fifo", "fifo", good_pgm, good_pgm_len);
+    wpath(p, sizeof p, "tofifo");
+    assert_int_equal(symlink("fifo", p), 0);
+    fifo_case("$DEC good.mmp -o tofifo", "tofifo", good_pgm, good_pgm_len);
+}
+
+/* A Unix socket at the output path: the encoder connects and writes; the
+ * socket stays. The listener is a child under alarm(). */
+static void test_enc_socket_output(void **state)
+{
+    (void)state;
+    need_bin();
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    char sp[256];
+    wpath(sp, sizeof sp, "sock");
+    if (strlen(sp) >= sizeof a.sun_path)
+        skip();
+    memcpy(a.sun_path, sp, strlen(sp) + 1);
+    const int ls = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(ls >= 0);
+    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(ls, 1), 0);
+    char got[256];
+    wpath(got, sizeof got, "got");
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        const int c = accept(ls, NULL, NULL);
+        FILE *f = fopen(got, "wb");
+        char buf[4096];
+        ssize_t k;
+        while (c >= 0 && f && (k = read(c, buf, sizeof buf)) > 0)
+            fwrite(buf, 1, (size_t)k, f);
+        _exit(c >= 0 && f && fclose(f) == 0 ? 0 : 1);
+    }
+    close(ls);
+    const int st = run("timeout 30 $ENC -q in.pgm sock");
+    int cst;
+    waitpid(pid, &cst, 0);
+    if (st != 0)
+        fail_msg("exit %d, want 0 (stderr: %s)", st, cap_err);
+    assert_type("sock", S_IFSOCK);
+    if (!WIFEXITED(cst) || WEXITSTATUS(cst) != 0)
+        fail_msg("the socket's listener got no connection (status %#x)", cst);
+    assert_content("got", good_mmp, good_len);
+    assert_no_temp();
+}
+
+/* A symbolic link to a regular file: the target is replaced (keeping its
+ * mode), the link stays; a dangling link creates its target. */
+static void test_symlink_output(void **state)
+{
+    (void)state;
+    need_bin();
+    char p[256];
+    put_file("target.mmp", "old", 3);
+    wpath(p, sizeof p, "target.mmp");
+    assert_int_equal(chmod(p, 0600), 0);
+    wpath(p, sizeof p, "link.mmp");
+    assert_int_equal(symlink("target.mmp", p), 0);
+    expect_ok("umask 022 && $ENC -q in.pgm link.mmp");
+    assert_type("link.mmp", S_IFLNK);
+    assert_type("target.mmp", S_IFREG);
+    assert_content("target.mmp", good_mmp, good_len);
+    struct stat sb;
+    assert_int_equal(look("target.mmp", &sb), 0);
+    if ((sb.st_mode & 0777) != 0600)
+        fail_msg("target.mmp has mode %03o, was 600", (unsigned)(sb.st_mode & 0777));
+
+    wpath(p, sizeof p, "dangling.pgm");
+    assert_int_equal(symlink("made.pgm", p), 0);
+    expect_ok("$DEC good.mmp -o dangling.pgm");
+    assert_type("dangling.pgm", S_IFLNK);
+    assert_type("made.pgm", S_IFREG);
+    assert_content("made.pgm", good_pgm, good_pgm_len);
+    expect_ok("$ENC -q --recon dangling.pgm in.pgm OUT.mmp");
+    assert_type("dangling.pgm", S_IFLNK);
+    assert_content("made.pgm", good_pgm, good_pgm_len);
+}
+
+/* ------------------------------------------------------- regular files */
+
+/* Replacing a file keeps its mode (0600 stays 0600 under umask 022). */
+static void test_replace_keeps_mode(void **state)
+{
+    (void)state;
+    need_bin();
+    const char *names[] = {"OUT.mmp", "OUT.pgm", "R.pgm"};
+    for (int i = 0; i < 3; i++) {
+        char p[256];
+        put_file(names[i], "old", 3);
+        wpath(p, sizeof p, names[i]);
+        assert_int_equal(chmod(p, 0600), 0);
+    }
+    expect_ok("umask 022 && $ENC -q --recon R.pgm in.pgm OUT.mmp && $DEC good.mmp -o OUT.pgm");
+    assert_content("OUT.mmp", good_mmp, good_len);
+    assert_content("OUT.pgm", good_pgm, good_pgm_len);
+    for (int i = 0; i < 3; i++) {
+        struct stat sb;
+        assert_int_equal(look(names[i], &sb), 0);
+        if ((sb.st_mode & 0777) != 0600)
+            fail_msg("%s has mode %03o after being replaced, was 600", names[i],
+                     (unsigned)(sb.st_mode & 0777));
+    }
+}
+
+/* An output with several hard links is refused (exit 1, one line saying
+ * why) and every link keeps its content and its inode. */
+static void test_hard_links_refused(void **state)
+{
+    (void)state;
+    need_bin();
+    char a[256], b[256];
+    put_file("OUT.mmp", "old", 3);
+    wpath(a, sizeof a, "OUT.mmp");
+    wpath(b, sizeof b, "other.mmp");
+    assert_int_equal(link(a, b), 0);
+    struct stat before, after;
+    assert_int_equal(look("OUT.mmp", &before), 0);
+    expect_fail(1, "mmp-enc", "OUT.mmp", "hard links", "$ENC -q in.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "OUT.mmp", "hard links", "$ENC -q --recon OUT.mmp in.pgm x.mmp");
+    assert_false(exists("x.mmp"));
+    expect_fail(1, "mmp-dec", "OUT.mmp", "hard links", "$DEC good.mmp -o OUT.mmp");
+    assert_int_equal(look("OUT.mmp", &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+    assert_int_equal(after.st_nlink, 2);
+    assert_text("OUT.mmp", "old");
+    assert_text("other.mmp", "old");
+}
+
+/* When the .mmp cannot be written, an existing --recon file is kept. */
+static void test_enc_recon_kept_on_failure(void **state)
+{
+    (void)state;
+    need_bin();
+    put_file("R.pgm", "keep", 4);
+    expect_fail(1, "mmp-enc", "nodir/OUT.mmp", NULL, "$ENC -q --recon R.pgm in.pgm nodir/OUT.mmp");
+    assert_text("R.pgm", "keep");
+}
+
+/* ---------------------------------------------------------- same files */
+
+static void test_enc_same_in_out(void **state)
+{
+    (void)state;
+    need_bin();
+    put_file("a.pgm", good_pgm, good_pgm_len);
+    expect_fail(2, "mmp-enc", "same file", "a.pgm", "$ENC -q a.pgm a.pgm");
+    assert_content("a.pgm", good_pgm, good_pgm_len);
+    /* Not by name: another spelling, a symbolic link, a hard link. */
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q ./a.pgm a.pgm");
+    char a[256], p[256];
+    wpath(a, sizeof a, "a.pgm");
+    wpath(p, sizeof p, "sym.mmp");
+    assert_int_equal(symlink("a.pgm", p), 0);
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q a.pgm sym.mmp");
+    wpath(p, sizeof p, "hard.mmp");
+    assert_int_equal(link(a, p), 0);
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q a.pgm hard.mmp");
+    /* Standard input is the input file: the output may not be it either. */
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q - a.pgm < a.pgm");
+    assert_content("a.pgm", good_pgm, good_pgm_len);
+    assert_type("sym.mmp", S_IFLNK);
+}
+
+static void test_enc_recon_is_input(void **state)
+{
+    (void)state;
+    need_bin();
+    put_file("b.pgm", good_pgm, good_pgm_len);
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon b.pgm b.pgm b.mmp");
+    assert_content("b.pgm", good_pgm, good_pgm_len);
+    assert_false(exists("b.mmp"));
+}
+
+static void test_enc_recon_is_output(void **state)
+{
+    (void)state;
+    need_bin();
+    /* Neither exists yet: the same name in the same directory. */
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon X in.pgm X");
+    assert_false(exists("X"));
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon ./X in.pgm X");
+    assert_false(exists("X"));
+    put_file("X", "keep", 4);
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon X in.pgm ./X");
+    assert_text("X", "keep");
+    /* --recon to stdout while stdout is the output file. */
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon - in.pgm X > X");
+}
+
+/* Two '-' outputs are one standard output: a usage error, nothing written. */
+static void test_enc_two_stdout(void **state)
+{
+    (void)state;
+    need_bin();
+    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC -q --recon - - - < in.pgm");
+    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC -q --recon - in.pgm -");
+    /* Standard input and standard output do not clash. */
+    expect_ok("$ENC -q - - < in.pgm > x.mmp");
+    assert_content("x.mmp", good_mmp, good_len);
+}
+
+static void test_dec_same_in_out(void **state)
+{
+    (void)state;
+    need_bin();
+    put_file("c.mmp", good_mmp, good_len);
+    expect_fail(2, "mmp-dec", "same file", "c.mmp", "$DEC c.mmp -o c.mmp");
+    assert_content("c.mmp", good_mmp, good_len);
+    expect_fail(2, "mmp-dec", "same file", NULL, "$DEC - -o c.mmp < c.mmp");
+    assert_content("c.mmp", good_mmp, good_len);
+    /* The derived output name d.pgm is a link to the input d.mmp. */
+    char p[256];
+    put_file("d.mmp", good_mmp, good_len);
+    wpath(p, sizeof p, "d.pgm");
+    assert_int_equal(symlink("d.mmp", p), 0);
+    expect_fail(2, "mmp-dec", "same file", "d.pgm", "$DEC d.mmp");
+    assert_content("d.mmp", good_mmp, good_len);
+    assert_type("d.pgm", S_IFLNK);
+    /* stdin and stdout do not clash. */
+    expect_ok("$DEC - < c.mmp > y.pgm");
+    assert_content("y.pgm", good_pgm, good_pgm_len);
+}
+
+/* ------------------------------------------------------------- stdout */
+
+/* Informational output to a full stdout: exit 1 with one line. */
+static void test_stdout_info_write_error(void **state)
+{
+    (void)state;
+    need_bin();
+    struct stat sb;
+    if (stat("/dev/full", &sb) != 0 || !S_ISCHR(sb.st_mode))
+        skip();
+    const char *cmds[] = {"$ENC -q --stats in.pgm OUT.mmp >/dev/full",
+                          "$ENC -h >/dev/full",
+                          "$ENC --version >/dev/full",
+                          "$DEC --stats good.mmp -o OUT.pgm >/dev/full",
+                          "$DEC --help >/dev/full",
+                          "$DEC --version >/dev/full"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        expect_fail(1, cmds[i][1] == 'E' ? "mmp-enc" : "mmp-dec", "standard output", NULL,
+                    cmds[i]);
+    if (list_devices())
+        expect_fail(1, "mmp-enc", "standard output", NULL, "$ENC --list-devices >/dev/full");
+    else
+        print_message("no OpenCL device listed: --list-devices case skipped\n");
+}
+
+/* --stats goes to stderr whenever stdout carries an output, --recon
+ * included, so that the PGM on stdout stays clean. */
+static void test_enc_stats_with_recon_stdout(void **state)
+{
+    (void)state;
+    need_bin();
+    int st = run("$ENC -q --stats --recon - in.pgm OUT.mmp > r.pgm");
+    if (st != 0)
+        fail_msg("exit %d (stderr: %s)", st, cap_err);
+    if (!strstr(cap_err, "bytes="))
+        fail_msg("no --stats line on stderr: %s", cap_err);
+    assert_content("r.pgm", good_pgm, good_pgm_len);
+    assert_content("OUT.mmp", good_mmp, good_len);
+}
+
+/* --help says how outputs are treated. */
+static void test_help_describes_outputs(void **state)
+{
+    (void)state;
+    need_bin();
+    const char *progs[] = {"$ENC", "$DEC"};
+    const char *words[] = {"hard link", "FIFO", "symbolic link", "different files"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(run("%s --help", progs[i]), 0);
+        for (int k = 0; k < 4; k++)
+            if (!strstr(cap_out, words[k]))
+                fail_msg("%s --help does not mention '%s'", progs[i], words[k]);
+    }
+}
+
+/* ------------------------------------------------------------ messages */
+
+static void test_dec_missing_input_named_once(void **state)
+{
+    (void)state;
+    need_bin();
+    assert_int_equal(run("$DEC nope.mmp"), 1);
+    assert_string_equal(cap_err, "mmp-dec: cannot open nope.mmp: No such file or directory\n");
+    assert_false(exists("nope.pgm"));
+}
+
+/* -e opencl with a device that matches none: one line naming the setting
+ * as given. */
+static void test_cl_device_no_match(void **state)
+{
+    (void)state;
+    need_bin();
+    if (!list_devices())
+        skip();
+    expect_fail(1, "mmp-enc", "--cl-device 5:0: ", "no OpenCL device matches '5:0'",
+                "$ENC -q -e opencl --cl-device 5:0 in.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "MMP_CL_DEVICE", "no OpenCL device matches '5:0'",
+                "MMP_CL_DEVICE=5:0 $ENC -q -e opencl in.pgm OUT.mmp");
+    /* The option overrides the environment and is the one named. */
+    expect_fail(1, "mmp-enc", "--cl-device 7:0: ", "'7:0'",
+                "MMP_CL_DEVICE=0:0 $ENC -q -e opencl --cl-device 7:0 in.pgm OUT.mmp");
+    assert_false(exists("OUT.mmp"));
+}
+
+/* -e auto with a named device that is not a GPU: it falls back to a CPU
+ * engine, with a warning naming the setting (none under -q). */
+static void test_auto_fallback_warns(void **state)
+{
+    (void)state;
+    need_bin();
+    const char *line = list_devices() ? strstr(cap_out, " 0:0 ") : NULL;
+    const char *end = line ? strchr(line, '\n') : NULL;
+    const char *gpu = line ? strstr(line, "[GPU]") : NULL;
+    if (!line || (gpu && (!end || gpu < end))) {
+        print_message("no non-GPU OpenCL device 0:0: skipping\n");
+        skip();
+    }
+    const char *cmd = "$ENC -e auto --cl-device 0:0 in.pgm OUT.mmp";
+    assert_int_equal(run("%s", cmd), 0);
+    one_line(cmd, "mmp-enc", "warning", "--cl-device 0:0");
+    if (!strstr(cap_err, "-e auto") || !strstr(cap_err, "CPU engine"))
+        fail_msg("the warning does not say that -e auto uses a CPU engine: %s", cap_err);
+    assert_content("OUT.mmp", good_mmp, good_len);
+    cmd = "MMP_CL_DEVICE=0:0 $ENC -e auto in.pgm OUT2.mmp";
+    assert_int_equal(run("%s", cmd), 0);
+    one_line(cmd, "mmp-enc", "warning", "MMP_CL_DEVICE");
+    expect_ok("$ENC -q -e auto --cl-device 0:0 in.pgm OUT3.mmp");
+    assert_content("OUT3.mmp", good_mmp, good_len);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup(f, test_setup)
+    const struct CMUnitTest tests[] = {
+        T(test_enc_device_output),
+        T(test_dec_device_output),
+        T(test_enc_device_write_error),
+        T(test_enc_fifo_output),
+        T(test_dec_fifo_output),
+        T(test_enc_socket_output),
+        T(test_symlink_output),
+        T(test_replace_keeps_mode),
+        T(test_hard_links_refused),
+        T(test_enc_recon_kept_on_failure),
+        T(test_enc_same_in_out),
+        T(test_enc_recon_is_input),
+        T(test_enc_recon_is_output),
+        T(test_enc_two_stdout),
+        T(test_dec_same_in_out),
+        T(test_stdout_info_write_error),
+        T(test_enc_stats_with_recon_stdout),
+        T(test_help_describes_outputs),
+        T(test_dec_missing_input_named_once),
+        T(test_cl_device_no_match),
+        T(test_auto_fallback_warns),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
