@@ -4,6 +4,8 @@
 #   make check    build and run every test (cmocka)
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
+#   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp.a, libmmp.so, mmp.pc, manual pages
+#                 under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #
 # Switches: OPENCL=0 builds without the opencl engine (and without the
 # OpenCL ICD loader), OPENMP=0 without the omp engine and without OpenMP.
@@ -130,6 +132,7 @@ check-references:
 
 check: deps-check check-layers check-references all $(TEST_BIN)
 	@MMP_BIN=$(abspath $(BIN)) sh tests/run-tests.sh $(TEST_BIN)
+	@$(MAKE) --no-print-directory check-install
 
 demo: deps-check all
 	@sh scripts/demo.sh $(BIN) images/camera.pgm 10
@@ -144,6 +147,90 @@ clean:
 	rm -rf $(BUILD) $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/mmp/cli/enc_main.d $(BUILD)/mmp/cli/dec_main.d
+
+# ------------------------------------------------ make install, make uninstall
+# Installs mmp-enc, mmp-dec, the public header (as <mmp.h>), the static and
+# the shared library (libmmp.so.$(SO_MAJOR), exporting only the functions of
+# mmp.h: mmp/libmmp.map), mmp.pc for pkg-config and the manual pages, under
+# $(DESTDIR)$(PREFIX). check-install installs into $(BUILD)/stage, builds
+# tests/install/example.c there with pkg-config and runs it, checks that the
+# manual pages name every option of --help, and uninstalls again.
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+DESTDIR ?=
+VERSION  = $(shell sed -n 's/^\#define MMP_VERSION_STRING "\(.*\)"/\1/p' mmp/mmp.h)
+SO_MAJOR = 0
+SHLIB    = $(BUILD)/libmmp.so.$(VERSION)
+PIC_OBJ  = $(LIB_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o)
+MAN_PAGES = mmp/cli/mmp-enc.1 mmp/cli/mmp-dec.1
+STAGE    = $(BUILD)/stage
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(MMP_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/pic/%.o: $(BUILD)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(MMP_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ) mmp/libmmp.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libmmp.so.$(SO_MAJOR) -Wl,--version-script=mmp/libmmp.map \
+	    -o $@ $(PIC_OBJ) $(LDFLAGS) $(ENC_LIBS)
+
+$(BUILD)/mmp.pc: Makefile mmp/mmp.h
+	@mkdir -p $(dir $@)
+	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
+	  echo; echo 'Name: mmp'; \
+	  echo 'Description: Multidimensional Multiscale Parser image codec'; \
+	  echo 'Version: $(VERSION)'; echo 'Libs: -L$${libdir} -lmmp'; \
+	  echo 'Libs.private: $(ENC_LIBS)'; echo 'Cflags: -I$${includedir}'; } > $@
+
+.PHONY: install uninstall check-install
+install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN)/mmp-enc $(BIN)/mmp-dec $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 mmp/mmp.h $(DESTDIR)$(PREFIX)/include/mmp.h
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libmmp.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libmmp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmmp.so.$(SO_MAJOR)
+	ln -sf libmmp.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libmmp.so
+	install -m 644 $(BUILD)/mmp.pc $(DESTDIR)$(LIBDIR)/pkgconfig/mmp.pc
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/mmp-enc $(DESTDIR)$(PREFIX)/bin/mmp-dec \
+	    $(DESTDIR)$(PREFIX)/include/mmp.h $(DESTDIR)$(LIBDIR)/libmmp.a \
+	    $(DESTDIR)$(LIBDIR)/libmmp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmmp.so.$(SO_MAJOR) \
+	    $(DESTDIR)$(LIBDIR)/libmmp.so $(DESTDIR)$(LIBDIR)/pkgconfig/mmp.pc \
+	    $(MAN_PAGES:mmp/cli/%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
+
+check-install: all
+	@rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory install DESTDIR=$(abspath $(STAGE)) PREFIX=/usr >/dev/null
+	@set -e; stage=$(abspath $(STAGE)); \
+	export PKG_CONFIG_PATH=$$stage/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$$stage; \
+	$(CC) $(CFLAGS) -o $(STAGE)/example tests/install/example.c $$(pkg-config --cflags --libs mmp) \
+	    $(LDFLAGS); \
+	LD_LIBRARY_PATH=$$stage/usr/lib $(STAGE)/example; \
+	LD_LIBRARY_PATH=$$stage/usr/lib ldd $(STAGE)/example | grep -q "libmmp.so.$(SO_MAJOR) => $$stage" \
+	    || { echo "check-install: the example does not use the installed libmmp.so.$(SO_MAJOR)"; exit 1; }; \
+	$(CC) $(CFLAGS) -o $(STAGE)/example-static tests/install/example.c \
+	    $$(pkg-config --cflags mmp) $$stage/usr/lib/libmmp.a $$(pkg-config --static --libs-only-other --libs-only-l mmp | sed 's/-lmmp//') $(LDFLAGS); \
+	$(STAGE)/example-static; \
+	exported=$$(nm -D --defined-only $$stage/usr/lib/libmmp.so.$(SO_MAJOR) | awk '$$2 == "T" {print $$3}' | sed 's/@.*//' | sort); \
+	public=$$(grep -v '^typedef' mmp/mmp.h | sed -nE 's/^[a-z].*[ *](mmp_[a-z_0-9]+)\(.*/\1/p' | sort); \
+	[ "$$exported" = "$$public" ] || { echo "check-install: libmmp.so exports:" $$exported; \
+	    echo "check-install: mmp.h declares:" $$public; exit 1; }; \
+	for p in mmp-enc mmp-dec; do \
+	    for o in $$($$stage/usr/bin/$$p --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do \
+	        sed 's/\\-/-/g' $$stage/usr/share/man/man1/$$p.1 | grep -q -- "$$o" \
+	            || { echo "check-install: $$p.1 does not describe $$o"; exit 1; }; \
+	    done; \
+	done
+	@$(MAKE) --no-print-directory uninstall DESTDIR=$(abspath $(STAGE)) PREFIX=/usr >/dev/null
+	@left=$$(find $(STAGE) -type f -o -type l | grep -v '/example' || true); \
+	[ -z "$$left" ] || { echo "check-install: uninstall left $$left"; exit 1; }
+	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results in $(RD_DIR): the mmp sweep (rd-mmp.csv; resumable:

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <omp.h>
+#include <pthread.h>
 
 #include "kernels/opencl/engine.h"
 #include "util.h"
@@ -109,6 +109,33 @@ static void test_match_edges(void **state)
  * maxval 4095 puts leaves of 32-bit and of 64-bit sums in the same batch.
  */
 #define THREADS 6
+/* One of THREADS host threads calling match() at once: in each round every
+ * thread sends its leaf after a barrier, so the calls meet in the engine. */
+typedef struct worker {
+    int me, rounds;
+    leaf *lv;
+    const mmp_engine_ops *op;
+    void *st;
+    const mmp_search_tables *t;
+    mmp_match *got;
+    size_t maxout;
+    pthread_barrier_t *bar;
+    int errs;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    for (int r = 0; r < w->rounds; r++) {
+        pthread_barrier_wait(w->bar);
+        const int k = r * THREADS + w->me;
+        const leaf *l = &w->lv[k];
+        w->errs += w->op->match(w->st, w->t, l->orig, l->pred, l->nmodes, l->real, l->lh, l->lw,
+                                w->got + w->maxout * k) != 0;
+    }
+    return NULL;
+}
+
 static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
 {
     rng_seed(seed);
@@ -145,19 +172,21 @@ static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
     assert_non_null(got);
     assert_non_null(want);
     memset(got, 0xA5, sizeof(mmp_match) * maxout * nleaves);
-    int errs = 0;
-#pragma omp parallel num_threads(THREADS) reduction(+ : errs)
-    {
-        const int me = omp_get_thread_num(), nt = omp_get_num_threads();
-        for (int r = 0; r < rounds; r++) {
-#pragma omp barrier
-            for (int k = r * THREADS + me; k < (r + 1) * THREADS; k += nt) {
-                leaf *l = &lv[k];
-                errs += ops[1]->match(st[1], &t, l->orig, l->pred, l->nmodes, l->real, l->lh,
-                                      l->lw, got + maxout * k) != 0;
-            }
-        }
+    pthread_barrier_t bar;
+    assert_int_equal(pthread_barrier_init(&bar, NULL, THREADS), 0);
+    worker w[THREADS];
+    pthread_t tid[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker){.me = i, .rounds = rounds, .lv = lv, .op = ops[1], .st = st[1], .t = &t,
+                        .got = got, .maxout = maxout, .bar = &bar};
+        assert_int_equal(pthread_create(&tid[i], NULL, work, &w[i]), 0);
     }
+    int errs = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL);
+        errs += w[i].errs;
+    }
+    pthread_barrier_destroy(&bar);
     assert_int_equal(errs, 0);
     long nodes = 0;
     for (int k = 0; k < nleaves; k++) {
