@@ -119,7 +119,7 @@ $(BIN)/mmp-dec: $(BUILD)/mmp/cli/dec_main.o $(CLI_LIB) $(DEC_LIB)
 # just it, as the proof that the decoder needs no search code.
 decoder-only: $(BIN)/mmp-dec
 
-$(BUILD)/tests/%: tests/%.c tests/util.h $(CLI_LIB) $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/util.h tests/cli_harness.h $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) -lcmocka $(CLI_LIBS) $(ENC_LIBS)
 

@@ -5,8 +5,9 @@
  * some of it gets no unused-function warning); the header includes what it
  * needs, cmocka included, so it may come after any other include.
  *
- * test_cli.c keeps its own copies (it is changed on another branch), and the
- * fuzz targets in tests/fuzz/ theirs (they must not link cmocka).
+ * The tests of the command-line programs use it through tests/cli_harness.h;
+ * the fuzz targets in tests/fuzz/ keep their own copies (they must not link
+ * cmocka).
  *
  *   Random numbers   rng_seed, rng_next, rng_range, rng_below
  *   Time             now_seconds
