@@ -55,14 +55,13 @@ typedef struct view {
 struct mmp_search {
     mmp_codec *c;
     const int32_t *orig;
-    mmp_memo_engine engine; /* the engine and the block's frozen tables */
     mmp_search_tables tab;
     uint32_t pflag_cost[MMP_NPSCALES][3];
     uint32_t mode_cost[MMP_NPSCALES][MMP_NUM_MODES];
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
     int64_t lambda;
-    mmp_sched sched;
+    mmp_sched sched; /* the engine, and how the options run */
     mmp_memo *memo;
     mmp_pool pool; /* of scratch */
     _Atomic int err;
@@ -123,7 +122,6 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
         return MMP_ENOMEM;
     s->c = c;
     s->orig = orig;
-    s->engine = (mmp_memo_engine){.eng = eng, .es = eng_state, .tab = &s->tab};
     s->lambda = lambda_q8;
     s->log = *log;
     s->verbose = verbose;
@@ -307,7 +305,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     }
     const int count = mmp_match_count(a, b), area = h * w;
     uint64_t hits = 0;
-    const int err = mmp_memo_matches(s->memo, &s->engine, y0, x0, a, b, orig, pred, real,
+    const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
+    const int err = mmp_memo_matches(s->memo, &me, y0, x0, a, b, orig, pred, real,
                                      &x->memo, x->matches, &hits);
     if (err) {
         set_error(s, err);
@@ -486,7 +485,7 @@ int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok)
     snapshot_rates(s);
     s->tab.block_index = by * (c->plane.width / MMP_B) + bx;
     mmp_memo_clear(s->memo);
-    int err = s->engine.eng->begin_block(s->engine.es, &s->tab);
+    int err = s->sched.eng->begin_block(s->sched.es, &s->tab);
     if (err)
         return err;
     const int y0 = by * MMP_B, x0 = bx * MMP_B;
