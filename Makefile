@@ -49,7 +49,7 @@ BIN   ?= bin
 
 # Shared normative code (encoder and decoder) and the decoder driver.
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) \
-          mmp/api.c mmp/syntax.c mmp/decoder.c
+          mmp/api.c mmp/order.c mmp/syntax.c mmp/decoder.c
 # The search engines: seq always, omp and opencl by switch.
 KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
 ifeq ($(OPENMP),1)

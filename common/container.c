@@ -5,7 +5,8 @@
  *   0  magic "MMPi"     4  version u8   5  planes u8   6  log2_block u8
  *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u32
  *  20  dict_cap u32    24  redund_q4 u32               28  lambda_q8 u32
- *  32  payload_len u64 40  crc32 u32   44  payload
+ *  32  payload_len u64 40  order u8    41  reserved, 3 bytes of 0
+ *  44  crc32 u32       48  payload
  *
  * Fields are read byte by byte, never by casting the buffer, so the code is
  * independent of host endianness and alignment.
@@ -35,7 +36,9 @@ enum {
     OFF_REDUND_Q4 = 24,
     OFF_LAMBDA_Q8 = 28,
     OFF_PAYLOAD_LEN = 32,
-    OFF_CRC = 40
+    OFF_ORDER = 40,
+    OFF_RESERVED = 41,
+    OFF_CRC = 44
 };
 
 /* The offsets above and the public sizes must agree. */
@@ -81,6 +84,8 @@ void mmp_header_write(const mmp_header *h, uint8_t *out)
     put_u32(out + OFF_REDUND_Q4, h->redund_q4);
     put_u32(out + OFF_LAMBDA_Q8, h->lambda_q8);
     put_u64(out + OFF_PAYLOAD_LEN, h->payload_len);
+    out[OFF_ORDER] = (uint8_t)h->order;
+    memset(out + OFF_RESERVED, 0, OFF_CRC - OFF_RESERVED);
     put_u32(out + OFF_CRC, h->payload_crc);
 }
 
@@ -168,6 +173,7 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     t.redund_q4 = get_u32(buf + OFF_REDUND_Q4);
     t.lambda_q8 = get_u32(buf + OFF_LAMBDA_Q8);
     t.payload_len = get_u64(buf + OFF_PAYLOAD_LEN);
+    t.order = buf[OFF_ORDER];
     t.payload_crc = get_u32(buf + OFF_CRC);
 
     if (t.planes != 1)
@@ -202,6 +208,13 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "redund_q4 %u exceeds limit %u", t.redund_q4,
                     (unsigned)MMP_MAX_REDUND_Q4);
     /* lambda_q8 is informational: every value is valid. */
+    if (t.order != MMP_ORDER_RASTER && t.order != MMP_ORDER_WAVEFRONT)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                    "unsupported order %u (0 raster, 1 wavefront)", t.order);
+    for (int i = OFF_RESERVED; i < OFF_CRC; i++)
+        if (buf[i] != 0)
+            return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                        "reserved header byte %d is %u, not 0", i, buf[i]);
 
     if (t.payload_len > MMP_MAX_PAYLOAD)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "payload_len %llu exceeds limit %llu",

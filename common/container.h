@@ -10,11 +10,11 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 1
+#define MMP_FORMAT_VERSION 2
 /* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
-#define MMP_HEADER_SIZE 44
+#define MMP_HEADER_SIZE 48
 /* Bytes of the header covered by the CRC (everything before the CRC field). */
-#define MMP_HEADER_CRC_OFFSET 40
+#define MMP_HEADER_CRC_OFFSET 44
 
 /* Decoder-side limits checked by mmp_header_parse. */
 #define MMP_MIN_DICT_CAP 64
@@ -24,6 +24,10 @@
  * (RMS 8192 grey levels), beyond any useful threshold even for 16-bit images,
  * and the bound keeps the value well inside uint32_t arithmetic. */
 #define MMP_MAX_REDUND_Q4 ((uint32_t)1 << 30)
+
+/* The coding order of the blocks (docs/format.md section 4.3). */
+#define MMP_ORDER_RASTER 0
+#define MMP_ORDER_WAVEFRONT 1
 
 typedef struct mmp_header {
     uint32_t width, height;   /* 1..MMP_MAX_DIM, width*height <= MMP_MAX_PIXELS */
@@ -35,15 +39,16 @@ typedef struct mmp_header {
     uint32_t redund_q4;       /* redundancy threshold: mean squared distance per pixel, Q4 (1/16) */
     uint32_t lambda_q8;       /* the encoder's lambda in 1/256 (informational) */
     uint64_t payload_len;     /* bytes of range-coded payload after the header */
-    uint32_t payload_crc;     /* zlib crc32 of header bytes [0, 40) followed by the
+    uint32_t order;           /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
+    uint32_t payload_crc;     /* zlib crc32 of header bytes [0, 44) followed by the
                                  whole payload: a bit flip anywhere in the file is
                                  detected. See mmp_container_crc. */
 } mmp_header;
 
 /*
  * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
- * version written is always MMP_FORMAT_VERSION; planes, log2_block and
- * log2_pmin are stored as single bytes. h->payload_crc is written as given:
+ * version written is always MMP_FORMAT_VERSION; planes, log2_block,
+ * log2_pmin and order are stored as single bytes, the reserved bytes as 0. h->payload_crc is written as given:
  * compute it with mmp_container_crc, or use mmp_container_build, which does
  * both.
  */

@@ -31,13 +31,13 @@ typedef struct mmp_match {
     int32_t pad;
 } mmp_match;
 
-/* What is frozen while one B x B block is searched. */
+/* What is frozen while the B x B blocks of one step are searched. */
 typedef struct mmp_search_tables {
     const mmp_dict *dict;
     const uint32_t *idx_cost[MMP_NSCALES]; /* Q8 bits of each index, dict->n[s] entries */
     int64_t lambda_q8;
     int maxval;
-    int block_index;                       /* raster index of the block */
+    int step;                              /* index of the step in the coding order */
 } mmp_search_tables;
 
 typedef struct mmp_engine_config {
@@ -79,8 +79,9 @@ typedef struct mmp_engine_ops {
                    size_t errlen);
     /* Optional: a one-line reason for the first failed call, or NULL. */
     const char *(*last_error)(void *state);
-    /* Called once per block before any match(): the tables stay frozen until
-     * the next call (engines may cache or upload the dictionary here). */
+    /* Called once per step of blocks before any match(): the tables stay
+     * frozen until the next call (engines may cache or upload the dictionary
+     * here). */
     int (*begin_block)(void *state, const mmp_search_tables *t);
     /*
      * orig: the 2^lh x 2^lw original samples (row-major); pred: nmodes

@@ -2,13 +2,14 @@
  * The parts of the public API that encoder and decoder share: settings
  * defaults, images, PSNR. This file includes both the public header and the
  * internal ones that repeat its definitions (error codes, limits, log
- * levels): the compiler rejects any difference between them.
+ * levels, coding orders): the compiler rejects any difference between them.
  */
 #include "mmp/mmp.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/container.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -22,6 +23,7 @@ void mmp_default_settings(mmp_settings *s)
     s->threads = 0;
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
     s->redundancy = -1.0;
+    s->order = MMP_ORDER_WAVEFRONT;
 }
 
 int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)

@@ -1,39 +1,109 @@
-/* The decoder driver: header validation, then the block syntax in raster order. */
+/*
+ * The decoder driver: header validation, then step by step in the coding
+ * order the symbols of the step's blocks, their reconstruction (in parallel:
+ * no block of a step reads another's pixels) and the step's dictionary
+ * updates.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/container.h"
 #include "common/error.h"
+#include "mmp/decoder.h"
 #include "mmp/mmp.h"
+#include "mmp/order.h"
 #include "mmp/syntax.h"
 
 _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
                "mmp.h's file size limit is the container's");
 
-int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
+/* Block b's samples set to v (v >= 0) and marked available, or (v < 0)
+ * marked unavailable. */
+static void fill_block(mmp_codec *c, int b, int bw, int v)
+{
+    const int y0 = b / bw * MMP_B, x0 = b % bw * MMP_B;
+    for (int y = 0; y < MMP_B; y++) {
+        const long row = (long)(y0 + y) * c->plane.width + x0;
+        for (int x = 0; x < MMP_B && v >= 0; x++)
+            c->plane.pix[row + x] = v;
+        memset(c->plane.avail + row, v >= 0, MMP_B);
+    }
+}
+
+/* The test hook (mmp/decoder.h): every block of the step poisoned, then
+ * each made unavailable just before its own reconstruction, in the order
+ * asked for. */
+static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int bw,
+                                const mmp_block *blk, const mmp_decode_check *chk)
+{
+    for (int k = 0; k < n && chk->poison >= 0; k++)
+        fill_block(c, blocks[k], bw, chk->poison);
+    for (int i = 0; i < n; i++) {
+        const int k = chk->reverse ? n - 1 - i : i;
+        if (chk->poison >= 0)
+            fill_block(c, blocks[k], bw, -1);
+        mmp_reconstruct_block(c, blocks[k] / bw, blocks[k] % bw, &blk[k]);
+    }
+}
+
+static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, const uint8_t *payload,
+                          size_t plen, const mmp_decode_check *chk)
+{
+    mmp_rc_dec rc;
+    mmp_rc_dec_init(&rc, payload, plen);
+    const int bw = c->plane.width / MMP_B;
+    for (int t = 0; t < o->nsteps; t++) {
+        const int32_t *blocks = o->block + o->first[t];
+        const int n = o->first[t + 1] - o->first[t];
+        for (int k = 0; k < n; k++) {
+            mmp_symbols io = {.encoding = 0, .dec = &rc};
+            const int err = mmp_code_block(c, &io, &blk[k]);
+            if (err)
+                return err;
+            if (rc.overrun)
+                return MMP_EBITSTREAM;
+        }
+        if (chk) {
+            reconstruct_checked(c, blocks, n, bw, blk, chk);
+        } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1 && c->threads != 1) default(none) \
+    shared(c, blocks, blk) firstprivate(n, bw)
+#endif
+            for (int k = 0; k < n; k++)
+                mmp_reconstruct_block(c, blocks[k] / bw, blocks[k] % bw, &blk[k]);
+        }
+        mmp_apply_updates(c);
+    }
+    return 0;
+}
+
+int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
+                       const mmp_decode_check *chk, char *errbuf, size_t errlen)
 {
     memset(img, 0, sizeof(*img));
     mmp_header hdr;
     int err = mmp_header_parse(buf, len, &hdr, errbuf, errlen);
     if (err)
         return err;
+    const int bw = (int)((hdr.width + MMP_B - 1) / MMP_B), bh = (int)((hdr.height + MMP_B - 1) / MMP_B);
+    mmp_order o;
     mmp_codec c;
-    err = mmp_codec_init(&c, (int)hdr.width, (int)hdr.height, (int)hdr.maxval, (int)hdr.dict_cap,
-                         hdr.redund_q4);
+    mmp_block *blk = NULL;
+    err = mmp_order_init(&o, (int)hdr.order, bw, bh);
+    if (!err && (err = mmp_codec_init(&c, (int)hdr.width, (int)hdr.height, (int)hdr.maxval,
+                                      (int)hdr.dict_cap, hdr.redund_q4, o.max_step)))
+        mmp_order_free(&o);
+    if (!err && !(blk = malloc(sizeof *blk * (size_t)o.max_step))) {
+        err = MMP_ENOMEM;
+        mmp_codec_free(&c);
+        mmp_order_free(&o);
+    }
     if (err)
         return mmp_error(errbuf, errlen, err, "cannot set up the decoder: %s", mmp_strerror(err));
-    mmp_rc_dec rc;
-    mmp_rc_dec_init(&rc, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len);
-    const int bw = c.plane.width / MMP_B, bh = c.plane.height / MMP_B;
-    for (int by = 0; by < bh && !err; by++)
-        for (int bx = 0; bx < bw && !err; bx++) {
-            mmp_symbols io = {.encoding = 0, .dec = &rc};
-            err = mmp_code_block(&c, &io, by, bx);
-            if (!err && rc.overrun)
-                err = MMP_EBITSTREAM;
-            if (!err)
-                mmp_apply_updates(&c);
-        }
+    err = decode_payload(&c, &o, blk, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len, chk);
+    free(blk);
+    mmp_order_free(&o);
     if (err) {
         mmp_codec_free(&c);
         return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
@@ -48,4 +118,9 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
             img->pix[(long)y * img->width + x] = (uint16_t)c.plane.pix[(long)y * c.plane.width + x];
     mmp_codec_free(&c);
     return 0;
+}
+
+int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
+{
+    return mmp_decode_checked(buf, len, img, NULL, errbuf, errlen);
 }

@@ -1,4 +1,4 @@
-/* The encoder driver: blocks in raster order, search, coding, updates. */
+/* The encoder driver: steps of blocks in the coding order, search, coding, updates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "common/timing.h"
 #include "kernels/engine.h"
 #include "mmp/mmp.h"
+#include "mmp/order.h"
 #include "mmp/search.h"
 #include "mmp/syntax.h"
 
@@ -23,8 +24,11 @@ typedef struct encoder {
     mmp_logger log;
     mmp_header hdr;
     mmp_codec c;
-    int32_t *orig; /* the padded original */
-    int32_t *tok;  /* one block's tokens */
+    mmp_order order;
+    int32_t *orig;   /* the padded original */
+    int32_t *tok;    /* the tokens of a step's blocks, MMP_MAX_BLOCK_TOKENS each */
+    int *ntok;
+    mmp_block *blk;  /* one block's syntax */
     const mmp_engine_ops *eng;
     void *es;
     mmp_search *search;
@@ -48,6 +52,8 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
     if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
         return mmp_error(errbuf, errlen, MMP_EINVAL,
                          "redundancy threshold must be between 0 and 65535");
+    if (!mmp_order_name(st->order))
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown coding order %d", st->order);
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
@@ -74,6 +80,7 @@ static void build_header(encoder *e)
     e->hdr.redund_q4 = st->redundancy < 0 ? mmp_redund_for_lambda(lambda_q8)
                                           : (uint32_t)llround(st->redundancy * 16.0);
     e->hdr.lambda_q8 = lambda_q8;
+    e->hdr.order = (uint32_t)st->order;
 }
 
 /* The padded original: edge replication to a multiple of the block size. */
@@ -92,17 +99,23 @@ static int32_t *pad_original(const mmp_image *img, int pw, int ph)
     return o;
 }
 
-/* The codec state both sides keep, the padded original, the token buffer. */
+/* The coding order, the codec state both sides keep, the padded original,
+ * the token buffers. */
 static int set_up(encoder *e)
 {
-    int err = mmp_codec_init(&e->c, e->img->width, e->img->height, e->img->maxval,
-                             (int)e->hdr.dict_cap, e->hdr.redund_q4);
+    const int bw = (e->img->width + MMP_B - 1) / MMP_B, bh = (e->img->height + MMP_B - 1) / MMP_B;
+    int err = mmp_order_init(&e->order, (int)e->hdr.order, bw, bh);
+    if (!err)
+        err = mmp_codec_init(&e->c, e->img->width, e->img->height, e->img->maxval,
+                             (int)e->hdr.dict_cap, e->hdr.redund_q4, e->order.max_step);
     if (err)
         return mmp_error(e->errbuf, e->errlen, err, "cannot set up the encoder: %s",
                          mmp_strerror(err));
     e->orig = pad_original(e->img, e->c.plane.width, e->c.plane.height);
-    e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS);
-    if (!e->orig || !e->tok)
+    e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS * e->order.max_step);
+    e->ntok = malloc(sizeof(int) * e->order.max_step);
+    e->blk = malloc(sizeof *e->blk);
+    if (!e->orig || !e->tok || !e->ntok || !e->blk)
         return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
     return 0;
 }
@@ -154,37 +167,48 @@ static const char *engine_reason(const encoder *e, int err)
 }
 
 /*
- * Block (by, bx): the search's decisions, coded through the decoder's own
- * path from the availability the decoder will have, checked to rebuild
- * exactly what the search chose, then the block's dictionary updates.
+ * Step t: the search's decisions for all its blocks, then block by block in
+ * coding order their symbols, coded through the decoder's own path and
+ * checked to rebuild exactly what the search chose, then the step's
+ * dictionary updates.
  */
-static int encode_block(encoder *e, int by, int bx)
+static int encode_step(encoder *e, int t)
 {
     mmp_codec *c = &e->c;
-    const int pw = c->plane.width;
-    int ntok = 0;
+    const int pw = c->plane.width, bw = pw / MMP_B;
+    const int32_t *blocks = e->order.block + e->order.first[t];
+    const int n = e->order.first[t + 1] - e->order.first[t];
     const double ts = mmp_now_seconds();
-    int err = mmp_search_block(e->search, by, bx, e->tok, &ntok);
+    int err = mmp_search_step(e->search, t, blocks, n, e->tok, e->ntok);
     const double tc = mmp_now_seconds();
     e->search_s += tc - ts;
     if (err)
-        return mmp_error(e->errbuf, e->errlen, err, "search failed in block %d,%d: %s", by, bx,
+        return mmp_error(e->errbuf, e->errlen, err, "search failed in step %d: %s", t,
                          engine_reason(e, err));
-    int32_t chosen[MMP_B * MMP_B];
-    for (int y = 0; y < MMP_B; y++) {
-        long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
-        memcpy(chosen + y * MMP_B, c->plane.pix + row, sizeof(chosen[0]) * MMP_B);
-        memset(c->plane.avail + row, 0, MMP_B);
+    for (int k = 0; k < n; k++) {
+        const int by = blocks[k] / bw, bx = blocks[k] % bw;
+        int32_t chosen[MMP_B * MMP_B];
+        for (int y = 0; y < MMP_B; y++) {
+            long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
+            memcpy(chosen + y * MMP_B, c->plane.pix + row, sizeof(chosen[0]) * MMP_B);
+            memset(c->plane.avail + row, 0, MMP_B);
+        }
+        mmp_symbols io = {.encoding = 1,
+                          .enc = &e->rc,
+                          .tok = e->tok + (long)k * MMP_MAX_BLOCK_TOKENS,
+                          .ntok = e->ntok[k]};
+        err = mmp_code_block(c, &io, e->blk);
+        if (!err)
+            mmp_reconstruct_block(c, by, bx, e->blk);
+        for (int y = 0; y < MMP_B && !err; y++)
+            if (memcmp(chosen + y * MMP_B,
+                       c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
+                       sizeof(chosen[0]) * MMP_B))
+                err = MMP_EINVAL;
+        if (err)
+            return mmp_error(e->errbuf, e->errlen, err,
+                             "internal error: block %d,%d does not code as searched", by, bx);
     }
-    mmp_symbols io = {.encoding = 1, .enc = &e->rc, .tok = e->tok, .ntok = ntok};
-    err = mmp_code_block(c, &io, by, bx);
-    for (int y = 0; y < MMP_B && !err; y++)
-        if (memcmp(chosen + y * MMP_B, c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
-                   sizeof(chosen[0]) * MMP_B))
-            err = MMP_EINVAL;
-    if (err)
-        return mmp_error(e->errbuf, e->errlen, err,
-                         "internal error: block %d,%d does not code as searched", by, bx);
     mmp_apply_updates(c);
     e->code_s += mmp_now_seconds() - tc;
     return 0;
@@ -220,9 +244,12 @@ static void tear_down(encoder *e)
     if (e->es)
         e->eng->destroy(e->es);
     mmp_rc_enc_free(&e->rc);
+    free(e->blk);
+    free(e->ntok);
     free(e->tok);
     free(e->orig);
     mmp_codec_free(&e->c);
+    mmp_order_free(&e->order);
 }
 
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
@@ -244,12 +271,10 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     if (!err && (err = mmp_search_create(&e.search, &e.c, e.orig, e.eng, e.es,
                                          e.hdr.lambda_q8, &e.log, st->verbose)))
         mmp_error(errbuf, errlen, err, "out of memory");
-    const int bw = e.c.plane.width / MMP_B, bh = e.c.plane.height / MMP_B;
-    for (int by = 0; by < bh && !err; by++) {
-        for (int bx = 0; bx < bw && !err; bx++)
-            err = encode_block(&e, by, bx);
+    for (int t = 0; t < e.order.nsteps && !err; t++) {
+        err = encode_step(&e, t);
         if (!err && st->progress)
-            st->progress(st->progress_opaque, by + 1, bh);
+            st->progress(st->progress_opaque, e.order.first[t + 1], e.order.first[e.order.nsteps]);
     }
     if (!err)
         err = finish_file(&e, out, outlen);
@@ -259,7 +284,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         *outlen = 0;
     }
     if (!err && stats) {
-        stats->blocks = (uint64_t)bw * bh;
+        stats->blocks = (uint64_t)e.order.first[e.order.nsteps];
         stats->dict_elements = 0;
         for (int k = 0; k < MMP_NSCALES; k++)
             stats->dict_elements += e.c.dict.n[k];

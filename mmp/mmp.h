@@ -57,6 +57,10 @@ double mmp_psnr(const mmp_image *a, const mmp_image *b);
 #define MMP_LOG_INFO 2    /* detail asked for with verbose settings */
 typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 
+/* Coding orders of the blocks (mmp_settings.order; docs/format.md 4.3). */
+#define MMP_ORDER_RASTER 0    /* one block after another, the published algorithm */
+#define MMP_ORDER_WAVEFRONT 1 /* diagonal steps of blocks searched at once */
+
 /* Encoder settings; fill with mmp_default_settings() then change fields.
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
@@ -68,6 +72,7 @@ typedef struct mmp_settings {
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
+    int order;              /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT (default wavefront) */
     const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */
@@ -76,7 +81,8 @@ typedef struct mmp_settings {
     int verbose;            /* 1: figures of the engines at MMP_LOG_INFO (default 0) */
     mmp_log_fn log;         /* messages (default NULL: dropped) */
     void *log_opaque;
-    /* Called after each block row when set (progress bars). */
+    /* Called after each step of blocks when set (progress bars): done of
+     * total blocks. */
     void (*progress)(void *opaque, int done, int total);
     void *progress_opaque;
 } mmp_settings;
@@ -112,7 +118,7 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
 
 /* Largest .mmp file the decoder accepts: the header and 2^32 payload bytes. */
-#define MMP_MAX_FILE_BYTES ((1ULL << 32) + 44)
+#define MMP_MAX_FILE_BYTES ((1ULL << 32) + 48)
 
 /* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
 const char *mmp_engine_names(void);

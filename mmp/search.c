@@ -48,6 +48,7 @@ typedef struct scratch {
 /* One option's private reconstruction of the block being searched. */
 typedef struct view {
     mmp_plane plane; /* the codec's plane with the overlay below */
+    mmp_memo *memo;  /* the block's memo */
     int32_t pix[MMP_B * MMP_B];
     uint8_t avail[MMP_B * MMP_B];
 } view;
@@ -62,10 +63,10 @@ struct mmp_search {
     uint32_t *idx_cost[MMP_NSCALES];
     int64_t lambda;
     mmp_sched sched; /* the engine, and how the options run */
-    mmp_memo *memo;
+    mmp_memo **memo; /* one per worker of a step */
+    int nworkers;
     mmp_pool pool; /* of scratch */
     _Atomic int err;
-    view root;
     _Atomic uint64_t evals, hits;
     mmp_logger log;
     int verbose;
@@ -73,9 +74,10 @@ struct mmp_search {
 
 /* ------------------------------------------------------------ views */
 
-static void view_init(view *v, const mmp_plane *base, int y0, int x0)
+static void view_init(view *v, const mmp_plane *base, mmp_memo *memo, int y0, int x0)
 {
     v->plane = *base;
+    v->memo = memo;
     v->plane.ov_pix = v->pix;
     v->plane.ov_avail = v->avail;
     v->plane.ov_y = y0;
@@ -86,6 +88,7 @@ static void view_init(view *v, const mmp_plane *base, int y0, int x0)
 static void view_copy(view *dst, const view *src)
 {
     dst->plane = src->plane;
+    dst->memo = src->memo;
     dst->plane.ov_pix = dst->pix;
     dst->plane.ov_avail = dst->avail;
     memcpy(dst->pix, src->pix, sizeof dst->pix);
@@ -126,6 +129,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->log = *log;
     s->verbose = verbose;
     mmp_sched_init(&s->sched, eng, eng_state);
+    s->nworkers = s->sched.threads;
     atomic_init(&s->err, 0);
     atomic_init(&s->evals, 0);
     atomic_init(&s->hits, 0);
@@ -134,7 +138,9 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
      * against a runtime that nests tasks where this one does not. */
     int ok = mmp_pool_init(&s->pool, sizeof(scratch), s->sched.threads,
                            16 * s->sched.threads + 16) == 0 &&
-             mmp_memo_create(&s->memo) == 0;
+             (s->memo = calloc((size_t)s->nworkers, sizeof *s->memo)) != NULL;
+    for (int w = 0; w < s->nworkers && ok; w++)
+        ok = mmp_memo_create(&s->memo[w]) == 0;
     for (int k = 0; k < MMP_NSCALES && ok; k++)
         ok = (s->idx_cost[k] = malloc(sizeof(uint32_t) * c->dict.cap)) != NULL;
     if (!ok) {
@@ -162,7 +168,9 @@ void mmp_search_destroy(mmp_search *s)
     for (int k = 0; k < MMP_NSCALES; k++)
         free(s->idx_cost[k]);
     mmp_pool_free(&s->pool);
-    mmp_memo_destroy(s->memo);
+    for (int w = 0; s->memo && w < s->nworkers; w++)
+        mmp_memo_destroy(s->memo[w]);
+    free(s->memo);
     free(s);
 }
 
@@ -306,7 +314,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     const int count = mmp_match_count(a, b), area = h * w;
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
-    const int err = mmp_memo_matches(s->memo, &me, y0, x0, a, b, orig, pred, real,
+    const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, orig, pred, real,
                                      &x->memo, x->matches, &hits);
     if (err) {
         set_error(s, err);
@@ -465,39 +473,50 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
     return best;
 }
 
-/* The search of one block, as the scheduler runs it. */
-typedef struct block_job {
+/* The search of one step: its blocks, taken in order by the workers. */
+typedef struct step_job {
     mmp_search *s;
-    int y0, x0;
+    const int32_t *blocks;
+    int n, bw;
     int32_t *tok;
     int *ntok;
-} block_job;
+    _Atomic int next;
+} step_job;
 
-static void block_search(void *arg)
+static void step_worker(void *arg, int w)
 {
-    block_job *j = arg;
-    search_pred(j->s, &j->s->root, j->y0, j->x0, MMP_LOG2B, MMP_LOG2B, j->tok, j->ntok);
+    step_job *j = arg;
+    mmp_search *s = j->s;
+    mmp_codec *c = s->c;
+    view root;
+    for (int k; (k = atomic_fetch_add(&j->next, 1)) < j->n;) {
+        const int y0 = j->blocks[k] / j->bw * MMP_B, x0 = j->blocks[k] % j->bw * MMP_B;
+        mmp_memo_clear(s->memo[w]);
+        view_init(&root, &c->plane, s->memo[w], y0, x0);
+        search_pred(s, &root, y0, x0, MMP_LOG2B, MMP_LOG2B, j->tok + (long)k * MMP_MAX_BLOCK_TOKENS,
+                    &j->ntok[k]);
+        /* The chosen reconstruction into the codec's plane. No block of the
+         * step reads another's pixels (docs/format.md 4.3). */
+        for (int y = 0; y < MMP_B; y++) {
+            memcpy(c->plane.pix + (long)(y0 + y) * c->plane.width + x0, root.pix + y * MMP_B,
+                   sizeof(int32_t) * MMP_B);
+            memset(c->plane.avail + (long)(y0 + y) * c->plane.width + x0, 1, MMP_B);
+        }
+    }
 }
 
-int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok)
+int mmp_search_step(mmp_search *s, int step, const int32_t *blocks, int n, int32_t *tok,
+                    int *ntok)
 {
     mmp_codec *c = s->c;
     snapshot_rates(s);
-    s->tab.block_index = by * (c->plane.width / MMP_B) + bx;
-    mmp_memo_clear(s->memo);
+    s->tab.step = step;
     int err = s->sched.eng->begin_block(s->sched.es, &s->tab);
     if (err)
         return err;
-    const int y0 = by * MMP_B, x0 = bx * MMP_B;
-    view *root = &s->root;
-    view_init(root, &c->plane, y0, x0);
-    block_job job = {.s = s, .y0 = y0, .x0 = x0, .tok = tok, .ntok = ntok};
-    mmp_sched_block(&s->sched, block_search, &job);
-    /* The chosen reconstruction into the codec's plane. */
-    for (int y = 0; y < MMP_B; y++) {
-        memcpy(c->plane.pix + (long)(y0 + y) * c->plane.width + x0, root->pix + y * MMP_B,
-               sizeof(int32_t) * MMP_B);
-        memset(c->plane.avail + (long)(y0 + y) * c->plane.width + x0, 1, MMP_B);
-    }
+    step_job job = {.s = s, .blocks = blocks, .n = n, .bw = c->plane.width / MMP_B, .tok = tok,
+                    .ntok = ntok};
+    atomic_init(&job.next, 0);
+    mmp_sched_step(&s->sched, n < s->nworkers ? n : s->nworkers, step_worker, &job);
     return atomic_load(&s->err);
 }

@@ -28,8 +28,14 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
                       const mmp_logger *log, int verbose);
 void mmp_search_destroy(mmp_search *s);
 
-/* Search block (by, bx): tokens for mmp_code_block in tok[0..*ntok). The
- * plane holds the block's chosen reconstruction afterwards. */
-int mmp_search_block(mmp_search *s, int by, int bx, int32_t *tok, int *ntok);
+/*
+ * Search the n blocks of step `step` (block indices by * bw + bx, bw the
+ * padded plane's width in blocks): the tokens of block k for
+ * mmp_code_block in tok[k * MMP_MAX_BLOCK_TOKENS ..] (ntok[k] of them). All
+ * blocks see the dictionary, the rates and the plane as they are now; the
+ * plane holds their chosen reconstructions afterwards.
+ */
+int mmp_search_step(mmp_search *s, int step, const int32_t *blocks, int n, int32_t *tok,
+                    int *ntok);
 
 #endif

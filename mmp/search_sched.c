@@ -39,14 +39,21 @@ void mmp_sched_init(mmp_sched *sc, const mmp_engine_ops *eng, void *es)
     sc->task_min_area = eng->task_min_area > 0 ? eng->task_min_area : TASK_MIN_AREA;
 }
 
-void mmp_sched_block(const mmp_sched *sc, void (*fn)(void *), void *arg)
+void mmp_sched_step(const mmp_sched *sc, int workers, void (*fn)(void *, int), void *arg)
 {
     if (sc->threads > 1) {
-#pragma omp parallel num_threads(sc->threads) default(none) shared(fn, arg)
+#pragma omp parallel num_threads(sc->threads) default(none) shared(fn, arg, workers)
 #pragma omp single
-        fn(arg);
+        /* Every worker a task, none on the implicit task: a thread that
+         * waits inside a worker may then only take that worker's own tasks
+         * (tied tasks), never another worker. */
+        for (int w = 0; w < workers; w++) {
+#pragma omp task default(none) firstprivate(fn, arg, w)
+            fn(arg, w);
+        }
     } else {
-        fn(arg);
+        for (int w = 0; w < workers; w++)
+            fn(arg, w);
     }
 }
 

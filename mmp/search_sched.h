@@ -26,9 +26,11 @@ typedef struct mmp_sched {
  * and the task granularity it asks for. */
 void mmp_sched_init(mmp_sched *sc, const mmp_engine_ops *eng, void *es);
 
-/* Runs fn(arg), the search of one block: when sc->threads > 1 on one thread
- * of a parallel region of that many, whose other threads take the tasks. */
-void mmp_sched_block(const mmp_sched *sc, void (*fn)(void *), void *arg);
+/* Runs fn(arg, w) for w = 0 .. workers - 1, the workers of one step (each
+ * searching blocks): when sc->threads > 1 as tasks of a parallel region of
+ * that many threads, which also take the tasks the workers spawn; otherwise
+ * one after another. workers is at most sc->threads. */
+void mmp_sched_step(const mmp_sched *sc, int workers, void (*fn)(void *, int), void *arg);
 
 /* The options of one node. */
 typedef struct mmp_options {

@@ -11,7 +11,7 @@
 #include "common/error.h"
 
 int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
-                   uint32_t redund_q4)
+                   uint32_t redund_q4, int step_blocks)
 {
     memset(c, 0, sizeof(*c));
     int pw = (width + MMP_B - 1) / MMP_B * MMP_B, ph = (height + MMP_B - 1) / MMP_B * MMP_B;
@@ -26,8 +26,15 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
     c->plane.maxval = maxval;
     c->plane.pix = calloc((size_t)pw * ph, sizeof(int32_t));
     c->plane.avail = calloc((size_t)pw * ph, 1);
-    c->upd = malloc((size_t)MMP_MAX_UPDATES * MMP_B * MMP_B * sizeof(int32_t));
-    if (!c->plane.pix || !c->plane.avail || !c->upd) {
+    if (step_blocks < 1)
+        step_blocks = 1;
+    c->upd_cap = step_blocks * MMP_MAX_UPDATES;
+    c->upd_room = (long)step_blocks * MMP_MAX_UPDATE_SAMPLES;
+    c->upd = malloc((size_t)c->upd_room * sizeof(int32_t));
+    c->upd_off = malloc((size_t)c->upd_cap * sizeof(int));
+    c->upd_a = malloc((size_t)c->upd_cap);
+    c->upd_b = malloc((size_t)c->upd_cap);
+    if (!c->plane.pix || !c->plane.avail || !c->upd || !c->upd_off || !c->upd_a || !c->upd_b) {
         mmp_codec_free(c);
         return MMP_ENOMEM;
     }
@@ -56,6 +63,9 @@ void mmp_codec_free(mmp_codec *c)
     free(c->plane.pix);
     free(c->plane.avail);
     free(c->upd);
+    free(c->upd_off);
+    free(c->upd_a);
+    free(c->upd_b);
     memset(c, 0, sizeof(*c));
 }
 
@@ -102,12 +112,12 @@ static int flag_of_symbol(int v, int split_h_allowed)
 }
 
 /*
- * Residual node 2^a x 2^b at (ry, rx) of a pattern of row stride `stride`:
- * fills the pattern and queues the concatenation of split nodes, children
+ * Residual node 2^a x 2^b at (ry, rx) of the block's residual (row stride
+ * MMP_B): fills it and queues the concatenation of split nodes, children
  * first (post-order).
  */
-static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *pat, int stride, int ry, int rx,
-                          int a, int b, int *err)
+static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, int rx, int a,
+                          int b, int *err)
 {
     int s = mmp_scale(a, b);
     int v = sym(io, &c->models.rflag[s], err);
@@ -120,27 +130,35 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *pat, int strid
             return;
         const int32_t *e = mmp_dict_elem(&c->dict, s, k);
         for (int y = 0; y < (1 << a); y++)
-            memcpy(pat + (ry + y) * stride + rx, e + (y << b), sizeof(int32_t) << b);
+            memcpy(res + (ry + y) * MMP_B + rx, e + (y << b), sizeof(int32_t) << b);
         return;
     }
     if (flag == MMP_FLAG_SPLIT_H) {
-        code_residual(c, io, pat, stride, ry, rx, a - 1, b, err);
-        code_residual(c, io, pat, stride, ry + (1 << (a - 1)), rx, a - 1, b, err);
+        code_residual(c, io, res, ry, rx, a - 1, b, err);
+        code_residual(c, io, res, ry + (1 << (a - 1)), rx, a - 1, b, err);
     } else {
-        code_residual(c, io, pat, stride, ry, rx, a, b - 1, err);
-        code_residual(c, io, pat, stride, ry, rx + (1 << (b - 1)), a, b - 1, err);
+        code_residual(c, io, res, ry, rx, a, b - 1, err);
+        code_residual(c, io, res, ry, rx + (1 << (b - 1)), a, b - 1, err);
     }
-    if (*err || c->nupd >= MMP_MAX_UPDATES)
+    /* The room is sized by the bounds on a block's patterns, times the
+     * blocks of a step: this cannot fail for a valid caller. */
+    if (*err || c->nupd >= c->upd_cap || c->upd_len + (1L << (a + b)) > c->upd_room) {
+        if (!*err)
+            *err = MMP_EINVAL;
         return;
-    int32_t *u = c->upd + (long)c->nupd * MMP_B * MMP_B;
+    }
+    int32_t *u = c->upd + c->upd_len;
     for (int y = 0; y < (1 << a); y++)
-        memcpy(u + (y << b), pat + (ry + y) * stride + rx, sizeof(int32_t) << b);
+        memcpy(u + (y << b), res + (ry + y) * MMP_B + rx, sizeof(int32_t) << b);
+    c->upd_off[c->nupd] = (int)c->upd_len;
     c->upd_a[c->nupd] = (uint8_t)a;
     c->upd_b[c->nupd] = (uint8_t)b;
     c->nupd++;
+    c->upd_len += 1L << (a + b);
 }
 
-static void code_prediction(mmp_codec *c, mmp_symbols *io, int y0, int x0, int a, int b, int *err)
+static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0, int a,
+                            int b, int *err)
 {
     int ps = mmp_pscale(a, b);
     int v = sym(io, &c->models.pflag[ps], err);
@@ -148,47 +166,56 @@ static void code_prediction(mmp_codec *c, mmp_symbols *io, int y0, int x0, int a
         return;
     int flag = flag_of_symbol(v, a > MMP_LOG2_PMIN);
     if (flag == MMP_FLAG_SPLIT_H) {
-        code_prediction(c, io, y0, x0, a - 1, b, err);
+        code_prediction(c, io, blk, y0, x0, a - 1, b, err);
         if (!*err)
-            code_prediction(c, io, y0 + (1 << (a - 1)), x0, a - 1, b, err);
+            code_prediction(c, io, blk, y0 + (1 << (a - 1)), x0, a - 1, b, err);
         return;
     }
     if (flag == MMP_FLAG_SPLIT_V) {
-        code_prediction(c, io, y0, x0, a, b - 1, err);
+        code_prediction(c, io, blk, y0, x0, a, b - 1, err);
         if (!*err)
-            code_prediction(c, io, y0, x0 + (1 << (b - 1)), a, b - 1, err);
+            code_prediction(c, io, blk, y0, x0 + (1 << (b - 1)), a, b - 1, err);
         return;
     }
     int mode = sym(io, &c->models.mode[ps], err);
     if (*err)
         return;
-    int h = 1 << a, w = 1 << b;
-    int32_t pred[MMP_B * MMP_B], pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
-    mmp_predict(&c->plane, mode, y0, x0, h, w, pred);
-    code_residual(c, io, pat, w, 0, 0, a, b, err);
-    if (*err)
-        return;
-    mmp_reconstruct(pred, pat, h * w, c->maxval, rec);
-    const int pw = c->plane.width;
-    for (int y = 0; y < h; y++) {
-        memcpy(c->plane.pix + (long)(y0 + y) * pw + x0, rec + y * w, sizeof(int32_t) * w);
-        memset(c->plane.avail + (long)(y0 + y) * pw + x0, 1, w);
-    }
+    blk->leaf[blk->nleaves++] =
+        (mmp_leaf){.y = (uint8_t)y0, .x = (uint8_t)x0, .a = (uint8_t)a, .b = (uint8_t)b,
+                   .mode = (uint8_t)mode};
+    code_residual(c, io, blk->res + y0 * MMP_B + x0, 0, 0, a, b, err);
 }
 
-int mmp_code_block(mmp_codec *c, mmp_symbols *io, int by, int bx)
+int mmp_code_block(mmp_codec *c, mmp_symbols *io, mmp_block *blk)
 {
     int err = 0;
-    c->nupd = 0;
-    code_prediction(c, io, by * MMP_B, bx * MMP_B, MMP_LOG2B, MMP_LOG2B, &err);
+    blk->nleaves = 0;
+    code_prediction(c, io, blk, 0, 0, MMP_LOG2B, MMP_LOG2B, &err);
     if (!err && io->encoding && io->pos != io->ntok)
         err = MMP_EINVAL;
     return err;
 }
 
+void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk)
+{
+    const int pw = c->plane.width;
+    for (int i = 0; i < blk->nleaves; i++) {
+        const mmp_leaf *l = &blk->leaf[i];
+        const int h = 1 << l->a, w = 1 << l->b;
+        const int y0 = by * MMP_B + l->y, x0 = bx * MMP_B + l->x;
+        int32_t pred[MMP_B * MMP_B];
+        mmp_predict(&c->plane, l->mode, y0, x0, h, w, pred);
+        for (int y = 0; y < h; y++) {
+            mmp_reconstruct(pred + y * w, blk->res + (l->y + y) * MMP_B + l->x, w, c->maxval,
+                            c->plane.pix + (long)(y0 + y) * pw + x0);
+            memset(c->plane.avail + (long)(y0 + y) * pw + x0, 1, (size_t)w);
+        }
+    }
+}
+
 void mmp_apply_updates(mmp_codec *c)
 {
-    /* Scale by scale, each taking the block's patterns in order: the same
+    /* Scale by scale, each taking the step's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
      * scales can go to different threads. */
 #ifdef _OPENMP
@@ -198,9 +225,10 @@ void mmp_apply_updates(mmp_codec *c)
 #endif
     for (int s = 0; s < MMP_NSCALES; s++)
         for (int i = 0; i < c->nupd; i++)
-            mmp_dict_update_scale(&c->dict, c->upd + (long)i * MMP_B * MMP_B, c->upd_a[i],
-                                  c->upd_b[i], s);
+            mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
+                                  s);
     c->nupd = 0;
+    c->upd_len = 0;
     for (int s = 0; s < MMP_NSCALES; s++)
         mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
 }

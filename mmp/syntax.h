@@ -21,8 +21,29 @@ typedef struct mmp_models {
     mmp_imodel idx[MMP_NSCALES];     /* dictionary indices per scale */
 } mmp_models;
 
-/* At most this many split residual nodes (new patterns) per block. */
+/* At most this many split residual nodes (new patterns) per block: the
+ * split nodes of a leaf's residual tree are at most its area less one. */
 #define MMP_MAX_UPDATES (MMP_B * MMP_B)
+/* At most this many samples in the new patterns of one block: the split
+ * nodes at one depth of a leaf's residual tree cover at most the leaf, and
+ * there are at most 2 * (MMP_LOG2B) depths of splits. */
+#define MMP_MAX_UPDATE_SAMPLES (2 * MMP_LOG2B * MMP_B * MMP_B)
+/* At most this many prediction leaves per block (all of the smallest size). */
+#define MMP_MAX_LEAVES ((MMP_B >> MMP_LOG2_PMIN) * (MMP_B >> MMP_LOG2_PMIN))
+
+/* One prediction leaf of a block: position in the block, size, mode. */
+typedef struct mmp_leaf {
+    uint8_t y, x, a, b, mode;
+} mmp_leaf;
+
+/* A block's syntax, as coded: its leaves in coding order and its residual
+ * (the dictionary patterns of every leaf in place, row stride MMP_B). What
+ * it reconstructs depends on the pixels around it; the syntax does not. */
+typedef struct mmp_block {
+    int nleaves;
+    mmp_leaf leaf[MMP_MAX_LEAVES];
+    int32_t res[MMP_B * MMP_B];
+} mmp_block;
 
 typedef struct mmp_codec {
     mmp_dict dict;
@@ -30,15 +51,21 @@ typedef struct mmp_codec {
     mmp_plane plane;          /* padded reconstruction */
     int width, height;        /* real image size */
     int maxval;
-    int32_t *upd;             /* pending patterns of the current block, MMP_B*MMP_B each */
-    uint8_t upd_a[MMP_MAX_UPDATES], upd_b[MMP_MAX_UPDATES];
-    int nupd;
+    /* The new patterns of the current step, in coding order, packed: pattern
+     * i is 2^upd_a[i] x 2^upd_b[i] samples at upd + upd_off[i]. */
+    int32_t *upd;
+    int *upd_off;
+    uint8_t *upd_a, *upd_b;
+    int nupd, upd_cap;        /* patterns queued, room for */
+    long upd_len, upd_room;   /* samples queued, room for */
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
 } mmp_codec;
 
-/* Returns 0 or a negative MMP_E* code (nothing to free on error). */
+/* step_blocks: the most blocks of one step (mmp_order.max_step), whose new
+ * patterns wait together. Returns 0 or a negative MMP_E* code (nothing to
+ * free on error). */
 int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
-                   uint32_t redund_q4);
+                   uint32_t redund_q4, int step_blocks);
 void mmp_codec_free(mmp_codec *c);
 
 /* Where the symbols of a block come from and go to. Encoding takes them from
@@ -60,13 +87,20 @@ static inline int mmp_flag_nsyms(int a, int b, int amin)
 }
 
 /*
- * Code (or decode) block (by, bx) in block units: symbols, reconstruction
- * into c->plane, pending updates into c->upd. Returns 0 or a negative code.
+ * Code (or decode) the symbols of one block into *blk, and queue its new
+ * patterns after those of the step's earlier blocks. Nothing here reads the
+ * reconstruction, so neither does where the block is. Returns 0 or a
+ * negative code.
  */
-int mmp_code_block(mmp_codec *c, mmp_symbols *io, int by, int bx);
+int mmp_code_block(mmp_codec *c, mmp_symbols *io, mmp_block *blk);
 
-/* Apply the pending updates of the block in order, then let the index
- * models follow the dictionary's growth. */
+/* Reconstruct block (by, bx) (block units) from its syntax into c->plane, leaf by leaf
+ * (each leaf predicted from the plane as it is, its pixels then marked
+ * available). */
+void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk);
+
+/* Apply the queued patterns of the step in order, then let the index models
+ * follow the dictionary's growth. */
 void mmp_apply_updates(mmp_codec *c);
 
 /* Reconstruct: clip(pred + pattern) into out (n samples). */

@@ -31,6 +31,7 @@ static void fill_header(mmp_header *h)
     h->dict_cap = 1024;
     h->redund_q4 = 100;
     h->lambda_q8 = 2560;
+    h->order = MMP_ORDER_WAVEFRONT;
 }
 
 static void fill_payload(uint8_t *p, size_t n)
@@ -140,13 +141,13 @@ static void test_layout(void **state)
         0xcd, 0xab, 0x00, 0x00, 0x44, 0x33, 0x22, 0x11,
         0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99,
         0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
-        0xef, 0xbe, 0xad, 0xde,
+        0x01, 0x00, 0x00, 0x00, 0xef, 0xbe, 0xad, 0xde,
     };
-    assert_int_equal(MMP_HEADER_SIZE, 44);
-    assert_int_equal(MMP_HEADER_CRC_OFFSET, 40);
+    assert_int_equal(MMP_HEADER_SIZE, 48);
+    assert_int_equal(MMP_HEADER_CRC_OFFSET, 44);
     assert_memory_equal(b, want, MMP_HEADER_SIZE);
 
-    /* The CRC is plain zlib crc32 of header[0,40) then the payload, which
+    /* The CRC is plain zlib crc32 of header[0,44) then the payload, which
      * equals crc32 of the concatenation. */
     size_t len;
     uint8_t *buf = make_file(&len);
@@ -156,11 +157,12 @@ static void test_layout(void **state)
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
     /* The worked example in docs/format.md section 2. */
-    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0xA71127FFu);
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x3641D407u);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
-        0x4D, 0x4D, 0x50, 0x69, 0x01, 0x01, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x4D, 0x4D, 0x50, 0x69, 0x02, 0x01, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
         0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
-        0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+        0x00, 0x00,
     };
     assert_memory_equal(buf, example, sizeof example);
     free(buf);
@@ -191,7 +193,8 @@ static void test_each_field_invalid(void **state)
         {0, 1, 'X', MMP_EBITSTREAM, "not an MMP file"},
         {3, 1, 'I', MMP_EBITSTREAM, "not an MMP file"},
         {4, 1, 0, MMP_EUNSUPPORTED, "version 0"},
-        {4, 1, 2, MMP_EUNSUPPORTED, "unsupported format version 2"},
+        {4, 1, 1, MMP_EUNSUPPORTED, "unsupported format version 1"},
+        {4, 1, 3, MMP_EUNSUPPORTED, "unsupported format version 3"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
         {5, 1, 3, MMP_EUNSUPPORTED, "unsupported planes 3"},
@@ -216,6 +219,11 @@ static void test_each_field_invalid(void **state)
         {32, 8, PAYLOAD_LEN + 1, MMP_EBITSTREAM, "truncated payload"},
         {32, 8, PAYLOAD_LEN - 1, MMP_EBITSTREAM, "trailing bytes"},
         {32, 8, 0, MMP_EBITSTREAM, "trailing bytes"},
+        {40, 1, 2, MMP_EUNSUPPORTED, "unsupported order 2"},
+        {40, 1, 255, MMP_EUNSUPPORTED, "unsupported order 255"},
+        {41, 1, 1, MMP_EUNSUPPORTED, "reserved header byte 41 is 1"},
+        {42, 1, 128, MMP_EUNSUPPORTED, "reserved header byte 42"},
+        {43, 1, 255, MMP_EUNSUPPORTED, "reserved header byte 43"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len;

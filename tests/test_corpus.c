@@ -223,11 +223,12 @@ static void print_tally(const char *name, const tally *t)
 
 /* ------------------------------------------------------------ base files */
 
-static void add_base(const char *name, const mmp_image *img, double lambda, int dict_cap,
-                     double redundancy)
+static void add_base_order(const char *name, const mmp_image *img, double lambda, int dict_cap,
+                           double redundancy, int order)
 {
     mmp_settings s;
     mmp_default_settings(&s);
+    s.order = order;
     s.lambda = lambda;
     s.engine = "seq";
     s.threads = 1;
@@ -241,6 +242,13 @@ static void add_base(const char *name, const mmp_image *img, double lambda, int 
         fail_msg("encoding base file %s: %d %s", name, rc, err);
     snprintf(b->name, sizeof b->name, "%s", name);
     nbase++;
+}
+
+/* In the default (wavefront) order. */
+static void add_base(const char *name, const mmp_image *img, double lambda, int dict_cap,
+                     double redundancy)
+{
+    add_base_order(name, img, lambda, dict_cap, redundancy, MMP_ORDER_WAVEFRONT);
 }
 
 static int setup(void **state)
@@ -268,6 +276,7 @@ static int setup(void **state)
     }
     if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         add_base("camera-48x32-l2", &img, 2, 0, -1);
+        add_base_order("camera-48x32-l2-raster", &img, 2, 0, -1, MMP_ORDER_RASTER);
         mmp_image_free(&img);
     }
     /* Synthetic 16-bit: a ramp with noise; and a 1-bit checker at lambda 0. */
@@ -360,7 +369,11 @@ typedef struct field_edit {
 } field_edit;
 
 static const field_edit edits[] = {
-    {"version=0", 4, 1, 0},          {"version=2", 4, 1, 2},
+    {"version=0", 4, 1, 0},          {"version=1", 4, 1, 1},
+    {"version=3", 4, 1, 3},          {"order=0", 40, 1, 0},
+    {"order=1", 40, 1, 1},           {"order=2", 40, 1, 2},
+    {"order=255", 40, 1, 255},       {"reserved41=1", 41, 1, 1},
+    {"reserved42=128", 42, 1, 128},  {"reserved43=255", 43, 1, 255},
     {"version=255", 4, 1, 255},      {"planes=0", 5, 1, 0},
     {"planes=3", 5, 1, 3},           {"log2_block=3", 6, 1, 3},
     {"log2_block=5", 6, 1, 5},       {"log2_pmin=1", 7, 1, 1},
@@ -551,7 +564,7 @@ static void test_mutations(void **state)
         if (k % 3 == 1 && m >= 4)
             memcpy(c, "MMPi", 4);
         if (k % 3 == 2 && m >= MMP_HEADER_SIZE) {
-            memcpy(c, "MMPi\x01\x01\x04\x02", 8);
+            memcpy(c, "MMPi\x02\x01\x04\x02", 8);
             fixup_container(c, m, 1);
         }
         snprintf(what, sizeof what, "random file #%d (%zu bytes)", k, m);
@@ -571,6 +584,7 @@ static void test_mutations(void **state)
         h.log2_pmin = 2;
         h.dict_cap = k % 2 ? 64 : 64 + (uint32_t)rng_below(2000);
         h.redund_q4 = k % 4 == 3 ? (1u << 30) : (uint32_t)rng_below(300);
+        h.order = (uint32_t)(k % 3 == 0 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT);
         size_t m = 4 + rng_below(k < 20 ? 200 : 3000);
         uint8_t *pay = malloc(m);
         assert_non_null(pay);

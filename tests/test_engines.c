@@ -124,21 +124,23 @@ static void test_match_edges(void **state)
 typedef struct seq_bytes {
     char what[300];
     double lambda;
+    int order;
     uint8_t *buf;
     size_t len;
 } seq_bytes;
 
-static seq_bytes seq_cache[64];
+static seq_bytes seq_cache[128];
 static int nseq_cache;
 
-static const seq_bytes *seq_encode(const char *what, const mmp_image *img, double lambda)
+static const seq_bytes *seq_encode(const char *what, const mmp_image *img, double lambda, int order)
 {
     for (int i = 0; i < nseq_cache; i++)
-        if (seq_cache[i].lambda == lambda && strcmp(seq_cache[i].what, what) == 0)
+        if (seq_cache[i].lambda == lambda && seq_cache[i].order == order &&
+            strcmp(seq_cache[i].what, what) == 0)
             return &seq_cache[i];
-    seq_bytes sb = {.lambda = lambda};
+    seq_bytes sb = {.lambda = lambda, .order = order};
     snprintf(sb.what, sizeof sb.what, "%s", what);
-    encode_or_fail(img, lambda, 0, "seq", 1, &sb.buf, &sb.len);
+    encode_or_fail(img, lambda, 0, order, "seq", 1, &sb.buf, &sb.len);
     if (nseq_cache == NELEM(seq_cache)) { /* not expected: keep the last ones */
         free(seq_cache[0].buf);
         memmove(seq_cache, seq_cache + 1, sizeof(seq_bytes) * (NELEM(seq_cache) - 1));
@@ -156,7 +158,7 @@ typedef struct e2e_run {
     double seconds;
 } e2e_run;
 
-/* The engine's bytes are seq's at lambda 10 and 300: at every thread count
+/* The engine's bytes are seq's at lambda 10 and 300 in both coding orders: at every thread count
  * of e2e_threads, or (to keep the suite quick) at the next one in turn, so
  * that the crops of one run spread over all of them. */
 static void same_bytes(const char *what, const mmp_image *img, void *arg)
@@ -164,9 +166,11 @@ static void same_bytes(const char *what, const mmp_image *img, void *arg)
     e2e_run *run = arg;
     const mmp_engine_ops *ops = run->ec->ops;
     static const double lambdas[] = {10, 300};
+    static const int orders[] = {MMP_ORDER_WAVEFRONT, MMP_ORDER_RASTER};
     const int nt = !ops->concurrency ? 1 : run->all_threads ? NELEM(e2e_threads) : 1;
-    for (int l = 0; l < NELEM(lambdas); l++) {
-        const seq_bytes *ref = seq_encode(what, img, lambdas[l]);
+    for (int l = 0; l < 2 * NELEM(lambdas); l++) {
+        const int order = orders[l / NELEM(lambdas)];
+        const seq_bytes *ref = seq_encode(what, img, lambdas[l % NELEM(lambdas)], order);
         for (int i = 0; i < nt; i++) {
             const int threads = !ops->concurrency ? 0
                                 : run->all_threads ? e2e_threads[i]
@@ -174,11 +178,12 @@ static void same_bytes(const char *what, const mmp_image *img, void *arg)
             uint8_t *buf = NULL;
             size_t len = 0;
             char who[64];
-            snprintf(who, sizeof who, "%s -t %d", ops->name, threads);
+            snprintf(who, sizeof who, "%s -t %d %s", ops->name, threads,
+                     order == MMP_ORDER_RASTER ? "raster" : "wavefront");
             const double t0 = now_seconds();
-            encode_or_fail(img, lambdas[l], 0, ops->name, threads, &buf, &len);
+            encode_or_fail(img, ref->lambda, 0, order, ops->name, threads, &buf, &len);
             run->seconds += now_seconds() - t0;
-            assert_same_bytes(what, lambdas[l], who, ref->buf, ref->len, buf, len);
+            assert_same_bytes(what, ref->lambda, who, ref->buf, ref->len, buf, len);
             free(buf);
             run->turn++;
             run->encodes++;
@@ -198,7 +203,7 @@ static void print_e2e(const e2e_run *run)
                            e2e_threads[i]);
         snprintf(threads + at, sizeof threads - at, "%s", run->all_threads ? "" : " in turn");
     }
-    print_message("%d crop%s at lambda 10 and 300, %d encodes: %s%s gives seq's bytes "
+    print_message("%d crop%s at lambda 10 and 300, both orders, %d encodes: %s%s gives seq's bytes "
                   "(%s %.1f s)\n",
                   run->crops, run->crops == 1 ? "" : "s", run->encodes, ops->name, threads,
                   ops->name, run->seconds);
@@ -220,6 +225,39 @@ static void test_16bit_same_bytes(void **state)
     camera_16bit_crop(&c);
     same_bytes("camera 16-bit 40x24", &c, &run);
     print_e2e(&run);
+    mmp_image_free(&c);
+}
+
+/* A wider crop, 8 x 3 blocks: wavefront steps of up to 3 blocks searched at
+ * once, at every thread count, in both orders at lambda 300. */
+static void test_wide_same_bytes(void **state)
+{
+    e2e_run run = {.ec = *state, .all_threads = 1};
+    const mmp_engine_ops *ops = run.ec->ops;
+    mmp_image c = {0};
+    if (load_crop("camera", 120, 150, 128, 48, &c))
+        skip();
+    static const int orders[] = {MMP_ORDER_WAVEFRONT, MMP_ORDER_RASTER};
+    for (int o = 0; o < NELEM(orders); o++) {
+        const seq_bytes *ref = seq_encode("camera 128x48", &c, 300, orders[o]);
+        for (int i = 0; i < (ops->concurrency ? NELEM(e2e_threads) : 1); i++) {
+            const int threads = ops->concurrency ? e2e_threads[i] : 0;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            char who[64];
+            snprintf(who, sizeof who, "%s -t %d %s", ops->name, threads,
+                     orders[o] == MMP_ORDER_RASTER ? "raster" : "wavefront");
+            const double t0 = now_seconds();
+            encode_or_fail(&c, 300, 0, orders[o], ops->name, threads, &buf, &len);
+            run.seconds += now_seconds() - t0;
+            assert_same_bytes("camera 128x48", 300, who, ref->buf, ref->len, buf, len);
+            free(buf);
+            run.encodes++;
+        }
+    }
+    print_message("camera 128x48 at lambda 300, both orders, %d encodes: %s gives seq's bytes "
+                  "(%s %.1f s)\n",
+                  run.encodes, ops->name, ops->name, run.seconds);
     mmp_image_free(&c);
 }
 
@@ -405,8 +443,8 @@ int main(int argc, char **argv)
     /* The engines of this build: one case each, seq's first. */
     const int n = mmp_engine_count();
     engine_case *cases = calloc((size_t)n, sizeof(engine_case));
-    struct CMUnitTest *tests = calloc((size_t)(1 + 5 * n), sizeof(struct CMUnitTest));
-    char(*names)[64] = calloc((size_t)(5 * n), sizeof *names);
+    struct CMUnitTest *tests = calloc((size_t)(1 + 6 * n), sizeof(struct CMUnitTest));
+    char(*names)[64] = calloc((size_t)(6 * n), sizeof *names);
     if (!cases || !tests || !names)
         return 1;
     int nt = 0, nn = 0;
@@ -421,6 +459,7 @@ int main(int argc, char **argv)
         {"match edges", test_match_edges, 1},
         {"same bytes on image crops", test_images_same_bytes, 0},
         {"same bytes 16-bit", test_16bit_same_bytes, 0},
+        {"same bytes wide crop", test_wide_same_bytes, 0},
     };
     for (int i = 0; i < n; i++) {
         engine_case *ec = &cases[i];

@@ -262,7 +262,7 @@ static void encode(const mmp_image *img, double lambda, int dict_cap, const char
                    int threads, uint8_t **buf, size_t *len)
 {
     const double t0 = now_seconds();
-    encode_or_fail(img, lambda, dict_cap, engine, threads, buf, len);
+    encode_or_fail(img, lambda, dict_cap, MMP_ORDER_WAVEFRONT, engine, threads, buf, len);
     engine_seconds[strcmp(engine, "seq") != 0] += now_seconds() - t0;
 }
 

@@ -310,11 +310,12 @@ static inline int for_each_image_crop(void (*fn)(const char *what, const mmp_ima
 
 /* mmp_encode of img at lambda with engine at threads (0: its default) and
  * dict_cap elements per scale (0: the default); fails the test on error. */
-static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_cap,
+static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_cap, int order,
                                   const char *engine, int threads, uint8_t **buf, size_t *len)
 {
     mmp_settings s;
     mmp_default_settings(&s);
+    s.order = order;
     s.lambda = lambda;
     s.engine = engine;
     s.threads = threads;
@@ -389,7 +390,7 @@ static inline void random_tables(mmp_search_tables *t, uint32_t **cost, const mm
         t->idx_cost[s] = cost[s];
     t->lambda_q8 = lambdas[rng_range(0, 5)];
     t->maxval = maxval;
-    t->block_index = block;
+    t->step = block;
 }
 
 /* random_leaf's variants: each test keeps the draws it has always made. */

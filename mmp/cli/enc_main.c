@@ -34,6 +34,9 @@ static int usage(FILE *f)
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
             "                       pixel a new pattern must exceed\n"
             "                       (default: min(lambda / 4, 8))\n"
+            "      --order ORDER    coding order of the blocks: wavefront (diagonal steps of\n"
+            "                       blocks searched at once) or raster (one block after\n"
+            "                       another, the published MMP) (default wavefront)\n"
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
             "      --stats          print one line: bytes, bpp, PSNR, seconds\n"
             "  -v, --verbose        more detail on stderr\n"
@@ -159,12 +162,13 @@ static int check_device(const mmp_settings *st, const char *label, int from_opti
 
 int main(int argc, char **argv)
 {
-    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV };
+    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
         {"recon", required_argument, 0, OPT_RECON},
         {"redundancy", required_argument, 0, OPT_REDUND},
+        {"order", required_argument, 0, OPT_ORDER},
         {"stats", no_argument, 0, OPT_STATS},
         {"cl-device", required_argument, 0, OPT_CLDEV}, {"list-devices", no_argument, 0, OPT_LISTDEV},
         {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
@@ -227,6 +231,16 @@ int main(int argc, char **argv)
             st.redundancy = r;
             break;
         }
+        case OPT_ORDER:
+            if (!strcmp(optarg, "raster")) {
+                st.order = MMP_ORDER_RASTER;
+            } else if (!strcmp(optarg, "wavefront")) {
+                st.order = MMP_ORDER_WAVEFRONT;
+            } else {
+                mmp_cli_error(prog, "unknown order '%s' (raster or wavefront)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
         case OPT_CLDEV:
             st.device = optarg;
             dev_option = 1;

@@ -4,20 +4,22 @@
  * reconstruction sample for sample (and the file to be self-consistent).
  *
  * Input layout (missing bytes read as 0):
- *   0  width  = 1 + b % 24          1  height = 1 + b % 24
+ *   0  width  = 1 + b % 40          1  height = 1 + b % 24
  *   2  maxval: b % 4 = 0: 255, 1: 65535, 2: 1 + b / 4 (1..64),
  *      3: 1 + (bytes 8..9, little-endian) % 65535
  *   3  lambda = b * b / 65 (0 to 1000; b = 0 is lambda 0)
  *   4  dict_cap: 64, 65, 96, 128, 256, 1024 (b % 6)
  *   5  redundancy: b < 128: derived from lambda; else (b - 128) / 4
- *   6  sample mode: b % 4 = 0 raw samples; 1 a smooth ramp plus small
+ *   6  coding order: b / 4 % 2 = 0 wavefront, 1 raster; and the
+ *      sample mode: b % 4 = 0 raw samples; 1 a smooth ramp plus small
  *      deltas from the data (exercises LSP and dictionary matches); 2 runs
  *      of repeated samples; 3 a 0/maxval pattern (saturation, clipping)
  *   7  sample step for the ramp (mode 1)
  *   10.. sample data (wraps around; zeros when there is none)
  *
- * Encoding costs tens of milliseconds per 16x16 block, hence 24 x 24 at
- * most (four blocks).
+ * Encoding costs tens of milliseconds per 16x16 block, hence 40 x 24 at
+ * most (six blocks: 3 x 2 is the least with two blocks in one wavefront
+ * step).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +31,8 @@
 #include "mmp/cli/pgm.h"
 #include "mmp/mmp.h"
 
-#define MAX_SIDE 24
+#define MAX_WIDTH 40
+#define MAX_HEIGHT 24
 #define DATA_OFF 10
 
 static unsigned byte_at(const uint8_t *d, size_t n, size_t i) { return i < n ? d[i] : 0; }
@@ -47,8 +50,8 @@ static unsigned sample_at(const uint8_t *d, size_t n, size_t k, int wide)
 
 static void make_image(const uint8_t *d, size_t n, mmp_image *img)
 {
-    int w = 1 + (int)(byte_at(d, n, 0) % MAX_SIDE);
-    int h = 1 + (int)(byte_at(d, n, 1) % MAX_SIDE);
+    int w = 1 + (int)(byte_at(d, n, 0) % MAX_WIDTH);
+    int h = 1 + (int)(byte_at(d, n, 1) % MAX_HEIGHT);
     unsigned mb = byte_at(d, n, 2);
     int maxval;
     switch (mb % 4) {
@@ -110,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.redundancy = rb < 128 ? -1.0 : (double)(rb - 128) / 4.0;
     s.engine = "seq";
     s.threads = 1;
+    s.order = byte_at(data, size, 6) / 4 % 2 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT;
 
     uint8_t *buf = NULL;
     size_t len = 0;

@@ -1,0 +1,26 @@
+/*
+ * The decoder with a check of the coding order (tests only; inside the
+ * library): no block of a step may read the pixels of another block of the
+ * same step, so decoding must give the same image whatever those pixels
+ * hold and in whatever order the step's blocks are reconstructed.
+ */
+#ifndef MMP_MMP_DECODER_H
+#define MMP_MMP_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmp/mmp.h"
+
+typedef struct mmp_decode_check {
+    int poison;  /* >= 0: before a step is reconstructed, all its blocks hold
+                  * this value and are marked available (each is made
+                  * unavailable again just before its own reconstruction) */
+    int reverse; /* 1: reconstruct the blocks of each step last to first */
+} mmp_decode_check;
+
+/* mmp_decode, with the check (NULL: none). */
+int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
+                       const mmp_decode_check *chk, char *errbuf, size_t errlen);
+
+#endif
