@@ -233,9 +233,10 @@ check-install: all
 	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
 
 # ---------------------------------------------------------------- make rd
-# Rate-distortion results in $(RD_DIR): the mmp sweep (rd-mmp.csv; resumable:
-# rows already there are kept, so only missing image x lambda x engine runs
-# are encoded; delete the file to measure a changed encoder), the standard
+# Rate-distortion results in $(RD_DIR): the mmp sweep in both coding orders
+# (rd-mmp.csv, codecs mmp and mmp-wavefront; resumable: rows already there
+# are kept, so only missing image x lambda x engine x order runs are
+# encoded; delete the file to measure a changed encoder), the standard
 # codecs (rd-anchors-local.csv, also resumable), the BD-rates against JPEG
 # 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png). Override
 # RD_IMAGES, RD_LAMBDAS, RD_ENGINES (comma-separated), RD_JOBS or RD_DIR.
@@ -243,7 +244,7 @@ check-install: all
 # codec whose tools are missing is skipped with a warning.
 RD_DIR     ?= docs/results
 RD_IMAGES  ?= $(wildcard images/*.pgm)
-RD_LAMBDAS ?= 5,10,15,25,50,75,150,300,500,1000
+RD_LAMBDAS ?= 1,3,10,30,100,300,1000
 RD_ENGINES ?= seq
 RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 RD_CSV      = $(RD_DIR)/rd-mmp.csv $(RD_DIR)/rd-anchors-local.csv
@@ -255,6 +256,8 @@ rd-deps:
 rd: all rd-deps
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
 	    -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
+	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
+	    --order wavefront -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-local.csv $(RD_IMAGES)
 	python3 scripts/bdrate --test all --ref j2k --markdown $(RD_CSV) > $(RD_DIR)/bdrate-vs-j2k.md.tmp \
 	    && mv $(RD_DIR)/bdrate-vs-j2k.md.tmp $(RD_DIR)/bdrate-vs-j2k.md \

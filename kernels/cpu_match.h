@@ -2,13 +2,13 @@
  * The per-node matching shared by the CPU engines (seq, omp).
  *
  * An engine keeps a copy of the frozen dictionary in sum order (mmp_sorted),
- * refreshed at the start of each block, and asks mmp_match_node() for the
+ * refreshed at the start of each step of blocks, and asks mmp_match_node() for the
  * best element of each residual node. The node search depends only on the
  * node and the frozen tables, never on which thread runs it or in what
  * order, so engines that split the nodes differently return the same
  * mmp_match bit for bit.
  *
- * Refreshing a block's copy (what seq's begin_block does in one call to
+ * Refreshing the copy (what seq's begin_step does in one call to
  * mmp_sorted_refresh) is split into steps that other engines may spread over
  * threads:
  *   1. mmp_sorted_reserve(), once, on one thread;

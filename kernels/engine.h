@@ -82,7 +82,7 @@ typedef struct mmp_engine_ops {
     /* Called once per step of blocks before any match(): the tables stay
      * frozen until the next call (engines may cache or upload the dictionary
      * here). */
-    int (*begin_block)(void *state, const mmp_search_tables *t);
+    int (*begin_step)(void *state, const mmp_search_tables *t);
     /*
      * orig: the 2^lh x 2^lw original samples (row-major); pred: nmodes
      * predictions of the same size, one after another; real: 1 per real

@@ -13,7 +13,7 @@
  * own job's last tasks, or for an option of the search, through help())
  * claim tasks of any job meanwhile. Nobody waits idle while there is work,
  * and no thread is parked in a taskwait. Calls too small to repay the
- * hand-over run on the calling thread alone. begin_block() copies the
+ * hand-over run on the calling thread alone. begin_step() copies the
  * dictionary in sum order, in chunks of every scale that grew, and computes
  * the rates of every scale, as a parallel loop.
  *
@@ -46,7 +46,7 @@
 #define TASKS_PER_THREAD 4
 /* OpenMP tasks spawned per job to wake idle threads, at most. */
 #define HELPERS 15
-/* begin_block: samples per copy task, rates per rate task, and the least
+/* begin_step: samples per copy task, rates per rate task, and the least
  * work (samples plus rates) worth the team. */
 #define COPY_CHUNK 8192
 #define RATE_CHUNK 4096
@@ -113,7 +113,7 @@ typedef struct omp_state {
     void *plan_mem;
     begin_task *btasks;
     int nbtasks_cap;
-    uint64_t blocks;
+    uint64_t steps;
     double begin_s;
 } omp_state;
 
@@ -268,9 +268,9 @@ static void omp_destroy(void *state)
                                        (unsigned long long)s->td[i].tasks);
         }
         mmp_log(&s->log, MMP_LOG_INFO,
-                "omp engine: %d threads; %llu blocks, begin_block %.3f s; match %.3f thread-s, "
+                "omp engine: %d threads; %llu steps, begin_step %.3f s; match %.3f thread-s, "
                 "%llu calls split into tasks, %llu whole; node tasks run per thread:%s",
-                s->threads, (unsigned long long)s->blocks, s->begin_s, ms,
+                s->threads, (unsigned long long)s->steps, s->begin_s, ms,
                 (unsigned long long)par, (unsigned long long)seq, per);
     }
     mmp_sorted_free(&s->sd);
@@ -320,7 +320,7 @@ static int omp_concurrency(void *state)
     return ((omp_state *)state)->threads;
 }
 
-static int omp_begin_block(void *state, const mmp_search_tables *t)
+static int omp_begin_step(void *state, const mmp_search_tables *t)
 {
     omp_state *s = state;
     const double t0 = s->verbose ? omp_get_wtime() : 0;
@@ -367,7 +367,7 @@ static int omp_begin_block(void *state, const mmp_search_tables *t)
         s->sd.min_rate[k] = m;
     }
     if (s->verbose) {
-        s->blocks++;
+        s->steps++;
         s->begin_s += omp_get_wtime() - t0;
     }
     return 0;
@@ -441,7 +441,7 @@ const mmp_engine_ops mmp_engine_omp = {
     .create = omp_create,
     .destroy = omp_destroy,
     .probe = omp_probe,
-    .begin_block = omp_begin_block,
+    .begin_step = omp_begin_step,
     .match = omp_match,
     .concurrency = omp_concurrency,
     .help = omp_help,

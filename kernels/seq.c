@@ -34,7 +34,7 @@ static int seq_probe(const mmp_engine_config *cfg)
     return 0;
 }
 
-static int seq_begin_block(void *state, const mmp_search_tables *t)
+static int seq_begin_step(void *state, const mmp_search_tables *t)
 {
     return mmp_sorted_refresh(state, t);
 }
@@ -67,6 +67,6 @@ const mmp_engine_ops mmp_engine_seq = {
     .create = seq_create,
     .destroy = seq_destroy,
     .probe = seq_probe,
-    .begin_block = seq_begin_block,
+    .begin_step = seq_begin_step,
     .match = seq_match,
 };

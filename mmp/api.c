@@ -23,7 +23,7 @@ void mmp_default_settings(mmp_settings *s)
     s->threads = 0;
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
     s->redundancy = -1.0;
-    s->order = MMP_ORDER_WAVEFRONT;
+    s->order = MMP_ORDER_RASTER;
 }
 
 int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)

@@ -72,7 +72,8 @@ typedef struct mmp_settings {
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
-    int order;              /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT (default wavefront) */
+    int order;              /* MMP_ORDER_RASTER (default) or MMP_ORDER_WAVEFRONT: its blocks
+                             * are searched at once, at a cost of 0.6 % in rate */
     const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */

@@ -511,7 +511,7 @@ int mmp_search_step(mmp_search *s, int step, const int32_t *blocks, int n, int32
     mmp_codec *c = s->c;
     snapshot_rates(s);
     s->tab.step = step;
-    int err = s->sched.eng->begin_block(s->sched.es, &s->tab);
+    int err = s->sched.eng->begin_step(s->sched.es, &s->tab);
     if (err)
         return err;
     step_job job = {.s = s, .blocks = blocks, .n = n, .bw = c->plane.width / MMP_B, .tok = tok,

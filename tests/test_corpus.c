@@ -244,7 +244,7 @@ static void add_base_order(const char *name, const mmp_image *img, double lambda
     nbase++;
 }
 
-/* In the default (wavefront) order. */
+/* In wavefront order (the one with steps of several blocks). */
 static void add_base(const char *name, const mmp_image *img, double lambda, int dict_cap,
                      double redundancy)
 {

@@ -288,7 +288,7 @@ static void test_registry(void **state)
         assert_non_null(strstr(names, e->name));
         assert_non_null(e->create);
         assert_non_null(e->destroy);
-        assert_non_null(e->begin_block);
+        assert_non_null(e->begin_step);
         assert_non_null(e->match);
         for (int j = 0; j < i; j++)
             assert_string_not_equal(mmp_engine_at(j)->name, e->name);
@@ -351,7 +351,7 @@ static int bench(int calls)
     random_tables(&t, cost, &d, 255, 0);
     t.lambda_q8 = 256 * 10;
     for (int i = 0; i < es.n; i++)
-        assert_int_equal(es.e[i].ops->begin_block(es.e[i].state, &t), 0);
+        assert_int_equal(es.e[i].ops->begin_step(es.e[i].state, &t), 0);
     /* N copies of one leaf: the same work in every call. */
     leaf *lv = malloc(sizeof(leaf) * calls);
     mmp_match *out = malloc(sizeof(mmp_match) * MATCH_MAXOUT * calls);

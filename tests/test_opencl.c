@@ -152,7 +152,7 @@ static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
     for (int i = 0; i < 2; i++) {
         mmp_engine_config cfg = {.threads = THREADS, .verbose = 0};
         assert_int_equal(ops[i]->create(&st[i], &cfg, NULL, 0), 0);
-        assert_int_equal(ops[i]->begin_block(st[i], &t), 0);
+        assert_int_equal(ops[i]->begin_step(st[i], &t), 0);
     }
     /* Every thread's leaves, drawn up front (the generator is not shared). */
     const int nleaves = rounds * THREADS;

@@ -201,7 +201,7 @@ static void test_bad_order(void **state)
     }
     mmp_settings s;
     mmp_default_settings(&s);
-    assert_int_equal(s.order, MMP_ORDER_WAVEFRONT);
+    assert_int_equal(s.order, MMP_ORDER_RASTER);
     mmp_image_free(&img);
 }
 

@@ -679,7 +679,7 @@ typedef struct match_draws {
 
 /*
  * The checkasm-style comparison: for cf->rounds blocks, random tables (and
- * a dictionary grown between blocks), begin_block() on every engine of es,
+ * a dictionary grown between blocks), begin_step() on every engine of es,
  * then cf->samples random calls: es->e[0] (seq) computes the reference,
  * every other engine must return 0 and give the same mmp_match, bit for bit
  * (padding included; outputs start filled with a pattern, so an unwritten
@@ -711,9 +711,9 @@ static inline void match_run(const match_config *cf, const match_draws *dr, uint
         mmp_search_tables t;
         random_tables(&t, cost, &d, cf->maxval, r);
         for (int i = 0; i < es->n; i++) {
-            const int brc = es->e[i].ops->begin_block(es->e[i].state, &t);
+            const int brc = es->e[i].ops->begin_step(es->e[i].state, &t);
             if (brc)
-                fail_msg("%s: begin_block() returned %d on %s block %d", es->e[i].label, brc,
+                fail_msg("%s: begin_step() returned %d on %s block %d", es->e[i].label, brc,
                          cf->name, r);
         }
         /* The calls of the block, drawn first (engines may run them at once). */

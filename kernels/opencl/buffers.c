@@ -1,5 +1,5 @@
 /*
- * The opencl engine's device memory and what begin_block uploads into it.
+ * The opencl engine's device memory and what begin_step uploads into it.
  *
  * Kept for the encode; all but nodes (made once, with the engine) and stage
  * (grown as needed) are sized by the dictionary's capacity and made again
@@ -7,9 +7,9 @@
  *   dict    every scale, samples interleaved by element (layout.h,
  *           FIRST_SAMPLE; match.cl);
  *   norms   the squared norm of every element;
- *   blk     per block: element counts, index costs of every scale (layout.h,
+ *   blk     per step: element counts, index costs of every scale (layout.h,
  *           HDR_*);
- *   stage   the elements added since the last block, before append_elements
+ *   stage   the elements added since the last step, before append_elements
  *           scatters them into dict;
  *   nodes   the residual nodes of every leaf shape, in mmp_match_offset
  *           order (NODE_PACK);
@@ -19,16 +19,16 @@
  *           the number of chunks follows from the capacity).
  * The batches' own buffers (table and residuals, results) are batch.c's.
  *
- * Per block: one write of blk, and when the dictionary grew one write of
- * stage and one append_elements, through the main queue, finished before
- * any batch, so that the batches' queues see this block's tables and the
- * host copies may be rewritten at the next block. Only the elements added
- * since the last block travel (a dictionary that lost elements, or another
+ * Per step of blocks: one write of blk, and when the dictionary grew one
+ * write of stage and one append_elements, through the main queue, finished
+ * before any batch, so that the batches' queues see this step's tables and
+ * the host copies may be rewritten at the next step. Only the elements added
+ * since the last step travel (a dictionary that lost elements, or another
  * one, is uploaded afresh).
  *
  * The dictionary updates, redundancy check included, stay on the host:
  * they and the entropy coding are a small part of an encode, smaller than
- * the device round trip per block that moving them would add
+ * the device round trip per step that moving them would add
  * (docs/results/engines-2026-11-23.md).
  */
 #include <stdio.h>
@@ -226,7 +226,7 @@ static int grow_stage(ocl *ce, size_t ints)
     return 0;
 }
 
-int ocl_begin_block(void *state, const mmp_search_tables *t)
+int ocl_begin_step(void *state, const mmp_search_tables *t)
 {
     ocl *ce = state;
     if (ce->failed)
@@ -314,7 +314,7 @@ int ocl_begin_block(void *state, const mmp_search_tables *t)
     }
     memcpy(ce->dev_n, d->n, sizeof ce->dev_n);
 
-    /* The arguments that stay for the block. */
+    /* The arguments that stay for the step. */
     const cl_long lambda = t->lambda_q8;
     const cl_int pitch = ce->pitch;
     for (int i = 0; i < ce->nbatches; i++) {

@@ -47,7 +47,8 @@ extern const char mmp_opencl_source[];
 /* Batches in flight at once, by default: one, since while the device runs
  * it the next gathers the requests that arrive, so it is larger; more in
  * flight split the same requests into smaller batches and were no faster
- * (docs/results/engines-2026-11-23.md). */
+ * (docs/results/engines-2026-11-23.md), and in wavefront order no faster
+ * for sure but much less steady (docs/results/wavefront-2026-11-23.md). */
 #define DEFAULT_BATCHES 1
 
 static const char *cl_errname(cl_int e)
@@ -309,7 +310,7 @@ const mmp_engine_ops mmp_engine_opencl = {
     .probe = ocl_probe,
     .devices = ocl_devices,
     .last_error = ocl_last_error,
-    .begin_block = ocl_begin_block,
+    .begin_step = ocl_begin_step,
     .match = ocl_match,
     .concurrency = ocl_concurrency,
     /* Every split as a task: the more calls wait at once, the larger the

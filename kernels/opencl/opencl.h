@@ -10,7 +10,7 @@
  *   device.c   platforms and devices: listing, choice by spec, names, the
  *              devices and probe ops;
  *   buffers.c  device memory: the dictionary and the per-block tables,
- *              uploaded by begin_block, and the node and group tables;
+ *              uploaded by begin_step, and the node and group tables;
  *   batch.c    match(): requests gathered into batches, their launch on the
  *              device and the hand-out of their results;
  *   profile.c  the -v figures: profiling events, device busy time, the
@@ -236,8 +236,8 @@ int ocl_upload_nodes(ocl *ce);
 /* Releases the engine's device buffers and their host copies (not the
  * batches'). */
 void ocl_release_buffers(ocl *ce);
-/* The op begin_block. */
-int ocl_begin_block(void *state, const mmp_search_tables *t);
+/* The op begin_step. */
+int ocl_begin_step(void *state, const mmp_search_tables *t);
 
 /* ------------------------------------------------- batch.c */
 

@@ -151,7 +151,7 @@ void ocl_report(ocl *ce)
         return;
     const double dev_ms = all.ms[P_NARROW] + all.ms[P_WIDE];
     mmp_log(&ce->log, MMP_LOG_INFO,
-            "opencl: %d host threads, %d batches in flight; %ld blocks (%.1f ms on the host), "
+            "opencl: %d host threads, %d batches in flight; %ld steps (%.1f ms on the host), "
             "%ld match calls in %ld batches (%ld wide, %ld with reduce_chunks; %.1f ms on the "
             "host, %.1f us per batch); %.1f MB up, %.1f MB down; %.3g comparisons, %.2f G/s in "
             "the match kernels",

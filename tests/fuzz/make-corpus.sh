@@ -19,7 +19,7 @@ printf 'P5 1 1 255\n\200' > $C/pgm/one-pixel-p5.pgm
 printf 'P5\n2 2\n1023\n\000\001\003\377\002\000\000\007' > $C/pgm/maxval1023-p5.pgm
 
 # .mmp seeds: tiny crops at several lambdas, 8 and 16 bits, maxval 1, both
-# coding orders (wavefront, the default, and raster).
+# coding orders (raster, the default, and wavefront).
 enc() { "$BIN/mmp-enc" -q "$@"; }
 pamcut -left 240 -top 240 -width 16 -height 16 images/camera.pgm > $T/c16.pgm
 enc -l 10 $T/c16.pgm $C/decode/camera-16x16-l10.mmp
@@ -35,7 +35,8 @@ pamcut -left 0 -top 0 -width 33 -height 17 images/brick.pgm > $T/b.pgm
 enc -l 1000 $T/b.pgm $C/decode/brick-33x17-l1000.mmp
 pamcut -left 200 -top 150 -width 48 -height 32 images/camera.pgm > $T/c48.pgm
 enc -l 2 $T/c48.pgm $C/decode/camera-48x32-l2.mmp
-enc -l 2 --order raster $T/c48.pgm $C/decode/camera-48x32-l2-raster.mmp
+enc -l 2 --order wavefront $T/c48.pgm $C/decode/camera-48x32-l2-wavefront.mmp
+enc -l 75 --order wavefront $T/t.pgm $C/decode/text-37x29-l75-wavefront.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
