@@ -62,17 +62,27 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
     return 0;
 }
 
-/* Floor division for a positive divisor. */
-static int64_t div_floor(int64_t a, int64_t b)
+/* floor(a / 2^s): every divisor of the resampling is a power of two, and a
+ * shift costs far less than a 64-bit division (the decoder rescales every
+ * new pattern to every scale). Written without shifting a negative value. */
+static int64_t floor_shift(int64_t a, int s)
 {
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
+    return a >= 0 ? a >> s : -((-a + ((int64_t)1 << s) - 1) >> s);
+}
+
+static int log2_of(int v)
+{
+    int l = 0;
+    while ((1 << l) < v)
+        l++;
+    return l;
 }
 
 /*
- * 1-D resampling of n samples (stride sstride) to m samples (stride dstride).
- * Shrinking averages groups of n/m samples; growing interpolates linearly
- * between sample centres; both round halves up.
+ * 1-D resampling of n samples (stride sstride) to m samples (stride dstride),
+ * n and m powers of two (docs/format.md 5.2). Shrinking averages groups of
+ * n/m samples; growing interpolates linearly between sample centres; both
+ * round halves up.
  */
 static void resample_1d(const int32_t *src, int n, int sstride, int32_t *dst, int m, int dstride)
 {
@@ -80,28 +90,28 @@ static void resample_1d(const int32_t *src, int n, int sstride, int32_t *dst, in
         for (int j = 0; j < m; j++)
             dst[j * dstride] = src[j * sstride];
     } else if (m < n) {
-        int k = n / m;
+        const int k = n / m, lk = log2_of(k);
         for (int j = 0; j < m; j++) {
             int64_t sum = 0;
             for (int i = 0; i < k; i++)
                 sum += src[(j * k + i) * sstride];
-            dst[j * dstride] = (int32_t)div_floor(2 * sum + k, 2 * (int64_t)k);
+            dst[j * dstride] = (int32_t)floor_shift(2 * sum + k, lk + 1); /* / (2k) */
         }
     } else {
-        int f = m / n, den = 2 * f;
+        const int f = m / n, den = 2 * f, lden = log2_of(den);
         for (int j = 0; j < m; j++) {
             int t = 2 * j + 1 - f; /* source position * den */
             int32_t v;
             if (t <= 0) {
                 v = src[0];
             } else {
-                int i0 = t / den, frac = t % den;
+                int i0 = t >> lden, frac = t & (den - 1);
                 if (i0 >= n - 1)
                     v = src[(n - 1) * sstride];
                 else
-                    v = (int32_t)div_floor((int64_t)src[i0 * sstride] * (den - frac) +
-                                               (int64_t)src[(i0 + 1) * sstride] * frac + den / 2,
-                                           den);
+                    v = (int32_t)floor_shift((int64_t)src[i0 * sstride] * (den - frac) +
+                                                 (int64_t)src[(i0 + 1) * sstride] * frac + den / 2,
+                                             lden);
             }
             dst[j * dstride] = v;
         }
@@ -139,14 +149,19 @@ static int lower_bound(const int32_t *a, int n, int32_t v)
     return lo;
 }
 
-/* True when 16 * ||p - e||^2 <= limit, stopping as soon as it cannot be. */
+/* True when 16 * ||p - e||^2 <= limit, stopping once it cannot be. The sum
+ * only grows, so testing it after every run of up to 16 samples (a loop the
+ * compiler can vectorise) gives the same answer as after every sample. */
 static int within(const int32_t *p, const int32_t *e, int area, int64_t limit)
 {
     int64_t acc = 0;
-    for (int i = 0; i < area; i++) {
-        int64_t diff = (int64_t)p[i] - e[i];
-        acc += 16 * diff * diff;
-        if (acc > limit)
+    for (int i0 = 0; i0 < area; i0 += 16) {
+        const int i1 = i0 + 16 < area ? i0 + 16 : area;
+        for (int i = i0; i < i1; i++) {
+            const int64_t diff = (int64_t)p[i] - e[i];
+            acc += diff * diff;
+        }
+        if (16 * acc > limit)
             return 0;
     }
     return 1;

@@ -16,6 +16,11 @@
  *
  * The engine's matches of each leaf come through the memo
  * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
+ *
+ * The blocks of one step of the coding order (mmp/order.h) are searched at
+ * once, by workers that each take the step's next block with a memo of
+ * their own: they share the step's frozen dictionary and rates, and none
+ * reads the pixels of another block of its step.
  */
 #include "mmp/search.h"
 

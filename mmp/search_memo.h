@@ -22,10 +22,11 @@ typedef struct mmp_memo mmp_memo;
 int mmp_memo_create(mmp_memo **out);
 void mmp_memo_destroy(mmp_memo *m);
 
-/* Forget every entry: a new block (a new dictionary and new rates). */
+/* Forget every entry: a new block (other leaves, and maybe a new step's
+ * dictionary and rates). Each block searched at once has its own memo. */
 void mmp_memo_clear(mmp_memo *m);
 
-/* The engine that computes what the memo lacks, with the block's tables. */
+/* The engine that computes what the memo lacks, with the step's tables. */
 typedef struct mmp_memo_engine {
     const mmp_engine_ops *eng;
     void *es;

@@ -217,14 +217,21 @@ void mmp_apply_updates(mmp_codec *c)
 {
     /* Scale by scale, each taking the step's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
-     * scales can go to different threads. */
+     * scales can go to different threads. A scale's work grows with its
+     * area, so the largest go first: the 16 x 16 scale alone is a quarter
+     * of the work, and handed out last it would leave the other threads
+     * idle. */
+    static const int8_t largest_first[MMP_NSCALES] = {24, 19, 23, 14, 18, 22, 9,  13, 17,
+                                                      21, 4,  8,  12, 16, 20, 3,  7,  11,
+                                                      15, 2,  6,  10, 1,  5,  0};
 #ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
+#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) \
+    shared(c, largest_first)
 #endif
-    for (int s = 0; s < MMP_NSCALES; s++)
-        for (int i = 0; i < c->nupd; i++)
+    for (int k = 0; k < MMP_NSCALES; k++)
+        for (int i = 0, s = largest_first[k]; i < c->nupd; i++)
             mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
                                   s);
     c->nupd = 0;

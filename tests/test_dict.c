@@ -66,6 +66,71 @@ static void test_rescale_constant_and_identity(void **st)
     assert_memory_equal(src, dst, 128 * sizeof(int32_t));
 }
 
+/* docs/format.md 5.2 written out with plain divisions, as the reference. */
+static int64_t ref_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static void ref_resample(const int32_t *in, int n, int32_t *out, int m)
+{
+    for (int j = 0; j < m; j++) {
+        if (m == n) {
+            out[j] = in[j];
+        } else if (m < n) {
+            const int k = n / m;
+            int64_t sum = 0;
+            for (int i = 0; i < k; i++)
+                sum += in[j * k + i];
+            out[j] = (int32_t)ref_floor_div(2 * sum + k, 2 * k);
+        } else {
+            const int f = m / n, den = 2 * f, t = 2 * j + 1 - f;
+            if (t <= 0) {
+                out[j] = in[0];
+            } else {
+                const int i0 = t / den, frac = t % den;
+                out[j] = i0 >= n - 1 ? in[n - 1]
+                                     : (int32_t)ref_floor_div((int64_t)in[i0] * (den - frac) +
+                                                                  (int64_t)in[i0 + 1] * frac +
+                                                                  den / 2,
+                                                              den);
+            }
+        }
+    }
+}
+
+/* Every pair of scales, random signed samples up to +-65535: rows first,
+ * then columns, exactly as the format's formulas. */
+static void test_rescale_matches_formulas(void **st)
+{
+    (void)st;
+    int32_t src[256], dst[256], rows[256], want[256], col[16], colout[16];
+    for (int rep = 0; rep < 8; rep++)
+        for (int a = 0; a <= 4; a++)
+            for (int b = 0; b <= 4; b++)
+                for (int da = 0; da <= 4; da++)
+                    for (int db = 0; db <= 4; db++) {
+                        const int sh = 1 << a, sw = 1 << b, dh = 1 << da, dw = 1 << db;
+                        for (int i = 0; i < sh * sw; i++)
+                            src[i] = (int32_t)(xorshift32() % 131071) - 65535;
+                        for (int y = 0; y < sh; y++)
+                            ref_resample(src + y * sw, sw, rows + y * dw, dw);
+                        for (int x = 0; x < dw; x++) {
+                            for (int y = 0; y < sh; y++)
+                                col[y] = rows[y * dw + x];
+                            ref_resample(col, sh, colout, dh);
+                            for (int y = 0; y < dh; y++)
+                                want[y * dw + x] = colout[y];
+                        }
+                        mmp_rescale(src, sh, sw, dst, dh, dw);
+                        for (int i = 0; i < dh * dw; i++)
+                            if (dst[i] != want[i])
+                                fail_msg("%dx%d -> %dx%d, sample %d: %d, the formulas give %d", sh,
+                                         sw, dh, dw, i, dst[i], want[i]);
+                    }
+}
+
 static void test_rescale_known_values(void **st)
 {
     (void)st;
@@ -274,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_scale_by_scale_updates),
         cmocka_unit_test(test_rescale_constant_and_identity),
         cmocka_unit_test(test_rescale_known_values),
+        cmocka_unit_test(test_rescale_matches_formulas),
         cmocka_unit_test(test_redundancy),
         cmocka_unit_test(test_redundancy_matches_brute_force),
         cmocka_unit_test(test_capacity),
