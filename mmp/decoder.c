@@ -17,6 +17,13 @@
 _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
                "mmp.h's file size limit is the container's");
 
+/* Steps of fewer blocks are decoded on one thread. Their reconstruction and
+ * dictionary updates take well under a millisecond, and a parallel region
+ * per step of a 512 x 512 image saved a few percent on an idle machine but
+ * cost 10 to 50 times the decoding time on a busy one, where each region
+ * waits for threads that are not running (docs/results/wavefront-2026-11-23.md). */
+#define PARALLEL_MIN_BLOCKS 32
+
 /* Block b's samples set to v (v >= 0) and marked available, or (v < 0)
  * marked unavailable. */
 static void fill_block(mmp_codec *c, int b, int bw, int v)
@@ -63,7 +70,9 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, cons
             if (rc.overrun)
                 return MMP_EBITSTREAM;
         }
-        if (chk) {
+        const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
+        c->threads = n >= pmin ? 0 : 1;
+        if (chk && (chk->poison >= 0 || chk->reverse)) {
             reconstruct_checked(c, blocks, n, bw, blk, chk);
         } else {
 #ifdef _OPENMP

@@ -1,8 +1,9 @@
 /*
- * The decoder with a check of the coding order (tests only; inside the
+ * The decoder with checks of the coding order (tests only; inside the
  * library): no block of a step may read the pixels of another block of the
  * same step, so decoding must give the same image whatever those pixels
- * hold and in whatever order the step's blocks are reconstructed.
+ * hold, in whatever order the step's blocks are reconstructed, and when
+ * they are reconstructed on several threads.
  */
 #ifndef MMP_MMP_DECODER_H
 #define MMP_MMP_DECODER_H
@@ -17,6 +18,8 @@ typedef struct mmp_decode_check {
                   * this value and are marked available (each is made
                   * unavailable again just before its own reconstruction) */
     int reverse; /* 1: reconstruct the blocks of each step last to first */
+    int parallel_min; /* > 0: steps of at least this many blocks are decoded
+                       * on all threads (0: the decoder's own threshold) */
 } mmp_decode_check;
 
 /* mmp_decode, with the check (NULL: none). */
