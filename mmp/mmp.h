@@ -65,8 +65,12 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
     double lambda;          /* Lagrangian multiplier, 0..1e6 (default 10) */
-    const char *engine;     /* search engine name (mmp_engine_names()) or "auto"
-                             * (default "seq") */
+    const char *engine;     /* search engine name (mmp_engine_names()) or "auto" (the
+                             * default; NULL means it too): opencl when its device is a
+                             * GPU that starts, else omp (with `threads` 0: every core
+                             * the process may use), else seq, the reference, in builds
+                             * without either. Every engine writes the same bytes;
+                             * mmp_enc_stats.engine names the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its

@@ -9,6 +9,7 @@
  *    device does not stop the opencl engine, while the same name in the
  *    settings does, with a one-line reason.
  * 3. The engine names and device listing come from the registry.
+ * 4. The default engine is auto, and it writes the bytes of seq.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +221,7 @@ static void test_auto_is_seq_bytes(void **state)
     make_image(&img, 1023);
     mmp_settings st;
     mmp_default_settings(&st);
+    st.engine = "seq";
     uint8_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     mmp_enc_stats sa, sb;
@@ -237,6 +239,52 @@ static void test_auto_is_seq_bytes(void **state)
     mmp_image_free(&img);
 }
 
+/* The engine auto picks on this machine by the rule mmp.h states: opencl
+ * when its default device is a GPU, else omp when built in, else seq. */
+static const char *expected_auto_engine(void)
+{
+    mmp_device_info dev[8];
+    int pick = -1;
+    const int n = mmp_engine_devices("opencl", dev, 8, NULL, &pick, NULL, 0);
+    if (n > 0 && pick >= 0 && pick < 8 && dev[pick].is_gpu)
+        return "opencl";
+    return mmp_engine_exists("omp") ? "omp" : "seq";
+}
+
+/* The default settings (and a NULL engine) run auto's choice and write
+ * the reference's bytes. */
+static void test_default_is_auto(void **state)
+{
+    (void)state;
+    mmp_image img;
+    make_image(&img, 255);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    assert_non_null(st.engine);
+    assert_string_equal(st.engine, "auto");
+    uint8_t *def = NULL, *null = NULL, *seq = NULL;
+    size_t ndef = 0, nnull = 0, nseq = 0;
+    mmp_enc_stats sdef, snull, sseq;
+    char why[256];
+    assert_int_equal(mmp_encode(&st, &img, &def, &ndef, NULL, &sdef, why, sizeof why), 0);
+    st.engine = NULL;
+    assert_int_equal(mmp_encode(&st, &img, &null, &nnull, NULL, &snull, why, sizeof why), 0);
+    st.engine = "seq";
+    assert_int_equal(mmp_encode(&st, &img, &seq, &nseq, NULL, &sseq, why, sizeof why), 0);
+    print_message("default settings ran %s\n", sdef.engine);
+    assert_string_equal(sdef.engine, expected_auto_engine());
+    assert_string_equal(snull.engine, sdef.engine);
+    assert_string_equal(sseq.engine, "seq");
+    assert_int_equal(ndef, nseq);
+    assert_memory_equal(def, seq, nseq);
+    assert_int_equal(nnull, nseq);
+    assert_memory_equal(null, seq, nseq);
+    free(def);
+    free(null);
+    free(seq);
+    mmp_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_environment_ignored),
         cmocka_unit_test(test_registry_names),
         cmocka_unit_test(test_auto_is_seq_bytes),
+        cmocka_unit_test(test_default_is_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,7 +158,8 @@ static void test_good_paths(void **state)
 {
     (void)state;
     need_bin();
-    /* Every value option spelled out, at its default. */
+    /* Every value option spelled out: the reference engine on one thread,
+     * the rest at their defaults. */
     int st = run("$ENC -l 10 -e seq -t 1 -d 1024 --recon R.pgm --stats in.pgm OUT.mmp");
     if (st != 0)
         fail_msg("encode failed (%d): %s", st, cap_err);
@@ -208,6 +209,48 @@ static void test_good_paths(void **state)
 
     /* No OUT.mmp.tmp* or OUT.pgm.tmp* left behind. */
     assert_no_temp();
+}
+
+/* The value of key= in the --stats line of the last run, into buf. */
+static const char *stats_value(const char *line, const char *key, char *buf, size_t n)
+{
+    const char *p = strstr(line, key);
+    if (!p)
+        fail_msg("no %s in the --stats line: %s", key, line);
+    p += strlen(key);
+    snprintf(buf, n, "%.*s", (int)strcspn(p, " \n"), p);
+    return buf;
+}
+
+/* Without -e the engine is auto's choice, which --stats names, and the
+ * file is the one seq writes. */
+static void test_default_engine(void **state)
+{
+    (void)state;
+    need_bin();
+    char def[32], aut[32], seq[32];
+    expect_ok("$ENC -q --stats in.pgm DEF.mmp");
+    stats_value(cap_out, "engine=", def, sizeof def);
+    expect_ok("$ENC -q --stats -e auto in.pgm AUTO.mmp");
+    stats_value(cap_out, "engine=", aut, sizeof aut);
+    expect_ok("$ENC -q --stats -e seq in.pgm SEQ.mmp");
+    stats_value(cap_out, "engine=", seq, sizeof seq);
+    print_message("default engine ran %s\n", def);
+    assert_string_equal(seq, "seq");
+    assert_string_equal(def, aut);
+    assert_true(mmp_engine_exists(def));
+    assert_string_not_equal(def, "auto");
+    assert_same_files("DEF.mmp", "SEQ.mmp");
+    assert_same_files("AUTO.mmp", "SEQ.mmp");
+    assert_content("DEF.mmp", good_mmp, good_len);
+    /* -v names the engine too. */
+    assert_int_equal(run("$ENC -q -v in.pgm V.mmp"), 0);
+    char want[64];
+    snprintf(want, sizeof want, "mmp-enc: engine %s: ", def);
+    if (!strstr(cap_err, want))
+        fail_msg("-v does not say '%s': %s", want, cap_err);
+    assert_int_equal(run("$ENC --help"), 0);
+    assert_non_null(strstr(cap_out, "(default auto"));
 }
 
 /* Every option of the usage text is listed by --help, which exits 0. */
@@ -318,6 +361,7 @@ int main(void)
         T(test_enc_bad_options),
         T(test_dec_bad_inputs),
         T(test_good_paths),
+        T(test_default_engine),
         T(test_help_version),
         T(test_existing_output_kept),
         T(test_enc_recon_failure),
