@@ -12,8 +12,8 @@
 # Either way seq is there and every output byte is the same.
 #
 # Libraries, one per layer that a program may link:
-#   build/libmmpdec.a  the decoder: common/, dict/, predict/, the syntax and
-#                      the decoder of mmp/ (no search, no engine)
+#   build/libmmpdec.a  the decoder: common/, dict/, predict/, the syntax, the
+#                      decoder and the header probe of mmp/ (no search, no engine)
 #   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
 #                      search and the engines of kernels/
 #   build/libmmpcli.a  the front ends' helpers: file I/O, PGM through libnetpbm
@@ -49,7 +49,7 @@ BIN   ?= bin
 
 # Shared normative code (encoder and decoder) and the decoder driver.
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) \
-          mmp/api.c mmp/order.c mmp/syntax.c mmp/decoder.c
+          mmp/api.c mmp/order.c mmp/syntax.c mmp/decoder.c mmp/info.c
 # The search engines: seq always, omp and opencl by switch.
 KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
 ifeq ($(OPENMP),1)

@@ -57,7 +57,7 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
-    const char *name = st->engine ? st->engine : "seq";
+    const char *name = st->engine ? st->engine : "auto";
     if (strcmp(name, "auto") != 0 && !mmp_engine_find(name))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", name,
                          mmp_engine_names());
@@ -133,7 +133,7 @@ static int start_engine(encoder *e)
                                    .device = st->device,
                                    .tune = st->engine_tune,
                                    .log = e->log};
-    const char *name = st->engine ? st->engine : "seq";
+    const char *name = st->engine ? st->engine : "auto";
     const mmp_engine_ops *cand[MAX_ENGINES];
     int n = 1;
     if (strcmp(name, "auto") == 0)

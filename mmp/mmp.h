@@ -65,8 +65,12 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
     double lambda;          /* Lagrangian multiplier, 0..1e6 (default 10) */
-    const char *engine;     /* search engine name (mmp_engine_names()) or "auto"
-                             * (default "seq") */
+    const char *engine;     /* search engine name (mmp_engine_names()) or "auto" (the
+                             * default; NULL means it too): opencl when its device is a
+                             * GPU that starts, else omp (with `threads` 0: every core
+                             * the process may use), else seq, the reference, in builds
+                             * without either. Every engine writes the same bytes;
+                             * mmp_enc_stats.engine names the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
@@ -120,6 +124,31 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
 
 /* Largest .mmp file the decoder accepts: the header and 2^32 payload bytes. */
 #define MMP_MAX_FILE_BYTES ((1ULL << 32) + 48)
+
+/* The header fields of an .mmp file (docs/format.md section 2). */
+typedef struct mmp_file_info {
+    int version;             /* format version */
+    int planes;              /* 1: grey */
+    int log2_block;          /* 4: blocks of 16x16 */
+    int log2_pmin;           /* 2: smallest prediction block side 4 */
+    int width, height;
+    int maxval;
+    int dict_cap;            /* dictionary elements per scale */
+    uint32_t redund_q4;      /* redundancy threshold in 1/16: redund_q4 / 16.0 */
+    uint32_t lambda_q8;      /* the encoder's lambda in 1/256: lambda_q8 / 256.0 */
+    uint64_t payload_len;    /* bytes after the header */
+    int order;               /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
+    uint32_t crc;            /* the CRC-32 the header stores (checked) */
+} mmp_file_info;
+
+/*
+ * The header of a whole .mmp file held in buf[0..len), without decoding the
+ * payload. The file is checked as mmp_decode checks it before decoding
+ * (every header field, the payload's length, the CRC over the whole file),
+ * with the same error code and reason. *info holds the fields on success,
+ * zeros on failure.
+ */
+int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf, size_t errlen);
 
 /* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
 const char *mmp_engine_names(void);

@@ -9,6 +9,9 @@
  *    device does not stop the opencl engine, while the same name in the
  *    settings does, with a one-line reason.
  * 3. The engine names and device listing come from the registry.
+ * 4. The default engine is auto, and it writes the bytes of seq.
+ * 5. mmp_probe gives the header fields of a file, and refuses a damaged one
+ *    with mmp_decode's code and reason.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "mmp/mmp.h"
 
@@ -220,6 +224,7 @@ static void test_auto_is_seq_bytes(void **state)
     make_image(&img, 1023);
     mmp_settings st;
     mmp_default_settings(&st);
+    st.engine = "seq";
     uint8_t *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     mmp_enc_stats sa, sb;
@@ -237,6 +242,167 @@ static void test_auto_is_seq_bytes(void **state)
     mmp_image_free(&img);
 }
 
+/* The engine auto picks on this machine by the rule mmp.h states: opencl
+ * when its default device is a GPU, else omp when built in, else seq. */
+static const char *expected_auto_engine(void)
+{
+    mmp_device_info dev[8];
+    int pick = -1;
+    const int n = mmp_engine_devices("opencl", dev, 8, NULL, &pick, NULL, 0);
+    if (n > 0 && pick >= 0 && pick < 8 && dev[pick].is_gpu)
+        return "opencl";
+    return mmp_engine_exists("omp") ? "omp" : "seq";
+}
+
+/* The default settings (and a NULL engine) run auto's choice and write
+ * the reference's bytes. */
+static void test_default_is_auto(void **state)
+{
+    (void)state;
+    mmp_image img;
+    make_image(&img, 255);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    assert_non_null(st.engine);
+    assert_string_equal(st.engine, "auto");
+    uint8_t *def = NULL, *null = NULL, *seq = NULL;
+    size_t ndef = 0, nnull = 0, nseq = 0;
+    mmp_enc_stats sdef, snull, sseq;
+    char why[256];
+    assert_int_equal(mmp_encode(&st, &img, &def, &ndef, NULL, &sdef, why, sizeof why), 0);
+    st.engine = NULL;
+    assert_int_equal(mmp_encode(&st, &img, &null, &nnull, NULL, &snull, why, sizeof why), 0);
+    st.engine = "seq";
+    assert_int_equal(mmp_encode(&st, &img, &seq, &nseq, NULL, &sseq, why, sizeof why), 0);
+    print_message("default settings ran %s\n", sdef.engine);
+    assert_string_equal(sdef.engine, expected_auto_engine());
+    assert_string_equal(snull.engine, sdef.engine);
+    assert_string_equal(sseq.engine, "seq");
+    assert_int_equal(ndef, nseq);
+    assert_memory_equal(def, seq, nseq);
+    assert_int_equal(nnull, nseq);
+    assert_memory_equal(null, seq, nseq);
+    free(def);
+    free(null);
+    free(seq);
+    mmp_image_free(&img);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The fields of a file encoded with known settings, in both orders; the
+ * CRC is checked against zlib over the file without its CRC field (bytes
+ * 44..47, docs/format.md section 2). */
+static void test_probe_fields(void **state)
+{
+    (void)state;
+    mmp_image img;
+    make_image(&img, 1023);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    st.engine = "seq";
+    const struct {
+        double lambda, redundancy;
+        int dict_cap, order;
+        uint32_t lambda_q8, redund_q4;
+    } cases[] = {{75, 3.25, 512, MMP_ORDER_WAVEFRONT, 19200, 52},
+                 {10.5, -1, 1024, MMP_ORDER_RASTER, 2688, 42}};
+    for (int i = 0; i < 2; i++) {
+        st.lambda = cases[i].lambda;
+        st.redundancy = cases[i].redundancy;
+        st.dict_cap = cases[i].dict_cap;
+        st.order = cases[i].order;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        char why[256] = "";
+        assert_int_equal(mmp_encode(&st, &img, &buf, &len, NULL, NULL, why, sizeof why), 0);
+        mmp_file_info fi;
+        memset(&fi, 0xa5, sizeof fi);
+        assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
+        assert_int_equal(fi.version, 2);
+        assert_int_equal(fi.planes, 1);
+        assert_int_equal(fi.log2_block, 4);
+        assert_int_equal(fi.log2_pmin, 2);
+        assert_int_equal(fi.width, 40);
+        assert_int_equal(fi.height, 24);
+        assert_int_equal(fi.maxval, 1023);
+        assert_int_equal(fi.dict_cap, cases[i].dict_cap);
+        assert_int_equal(fi.redund_q4, cases[i].redund_q4);
+        assert_int_equal(fi.lambda_q8, cases[i].lambda_q8);
+        assert_int_equal(fi.order, cases[i].order);
+        assert_true(len > 48);
+        assert_int_equal(fi.payload_len, len - 48);
+        uLong crc = crc32(0L, Z_NULL, 0);
+        crc = crc32(crc, buf, 44);
+        crc = crc32(crc, buf + 48, (uInt)(len - 48));
+        assert_int_equal(fi.crc, (uint32_t)crc);
+        assert_int_equal(fi.crc, le32(buf + 44));
+        free(buf);
+    }
+    mmp_image_free(&img);
+}
+
+/* A damaged file: the code and the message of mmp_decode, and no fields. */
+static void test_probe_errors(void **state)
+{
+    (void)state;
+    mmp_image img;
+    make_image(&img, 255);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    st.engine = "seq";
+    uint8_t *good = NULL;
+    size_t len = 0;
+    char why[256] = "", dwhy[256] = "";
+    assert_int_equal(mmp_encode(&st, &img, &good, &len, NULL, NULL, why, sizeof why), 0);
+    uint8_t *b = malloc(len);
+    assert_non_null(b);
+    /* Each damage, and the start of the reason both must give. */
+    const struct {
+        size_t at;   /* byte changed (at < len), or the length cut to (cut) */
+        uint8_t xor_;
+        int cut;
+        const char *reason;
+    } cases[] = {
+        {0, 0x01, 0, "not an MMP file"},
+        {30, 0, 1, "truncated header"},
+        {4, 0x07, 0, "unsupported format version"},
+        {16, 0xff, 0, "invalid maxval 0"},        /* maxval 255 -> 0 */
+        {17, 0x01, 0, "CRC mismatch"},            /* maxval 255 -> 511: valid, the CRC sees it */
+        {40, 0x02, 0, "unsupported order 2"},
+        {len - 1, 0x10, 0, "CRC mismatch"},       /* the payload */
+        {len - 1, 0, 1, "truncated payload"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(b, good, len);
+        size_t n = len;
+        if (cases[i].cut)
+            n = cases[i].at;
+        else
+            b[cases[i].at] ^= cases[i].xor_;
+        mmp_file_info fi;
+        memset(&fi, 0xa5, sizeof fi);
+        const int e = mmp_probe(b, n, &fi, why, sizeof why);
+        mmp_image dec = {0};
+        const int de = mmp_decode(b, n, &dec, dwhy, sizeof dwhy);
+        assert_true(e < 0);
+        assert_int_equal(e, de);
+        assert_string_equal(why, dwhy);
+        if (strncmp(why, cases[i].reason, strlen(cases[i].reason)) != 0)
+            fail_msg("damage %zu: '%s' does not start with '%s'", i, why, cases[i].reason);
+        assert_int_equal(fi.width, 0);
+        assert_int_equal(fi.payload_len, 0);
+        mmp_image_free(&dec);
+    }
+    assert_int_equal(mmp_probe(good, len, NULL, why, sizeof why), MMP_EINVAL);
+    free(b);
+    free(good);
+    mmp_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +410,9 @@ int main(void)
         cmocka_unit_test(test_environment_ignored),
         cmocka_unit_test(test_registry_names),
         cmocka_unit_test(test_auto_is_seq_bytes),
+        cmocka_unit_test(test_default_is_auto),
+        cmocka_unit_test(test_probe_fields),
+        cmocka_unit_test(test_probe_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,13 +152,90 @@ static void test_dec_bad_inputs(void **state)
     free(b);
 }
 
+/* What mmp-dec --info must print for the file `name` of the working
+ * directory, encoded with the given settings: the fields that follow from
+ * the file's size and its CRC bytes (44..47, little-endian) come from it. */
+static void info_text(char *buf, size_t n, const char *name, int maxval, int dict_cap,
+                      const char *q4_and_threshold, const char *q8_and_lambda, const char *order)
+{
+    char p[256];
+    size_t len;
+    wpath(p, sizeof p, name);
+    uint8_t *d = slurp(p, &len);
+    if (!d || len <= MMP_HEADER_SIZE)
+        fail_msg("cannot read %s", name);
+    const unsigned long crc = (unsigned long)d[44] | (unsigned long)d[45] << 8 |
+                              (unsigned long)d[46] << 16 | (unsigned long)d[47] << 24;
+    free(d);
+    snprintf(buf, n,
+             "version=2\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\ncrc=0x%08lx\n",
+             maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MMP_HEADER_SIZE, order,
+             crc);
+}
+
+/* mmp-dec --info: the header fields of files encoded here, in both orders,
+ * from a file and from stdin; a damaged file fails as decoding it does;
+ * --info takes no output. */
+static void test_dec_info(void **state)
+{
+    (void)state;
+    need_bin();
+    char want[1024];
+    expect_ok("$ENC -q -l 75 -d 512 --redundancy 3.25 --order wavefront in.pgm W.mmp");
+    expect_ok("$DEC --info W.mmp");
+    info_text(want, sizeof want, "W.mmp", 255, 512, "redund_q4=52\nredundancy=3.25\n",
+              "lambda_q8=19200\nlambda=75\n", "wavefront");
+    assert_string_equal(cap_out, want);
+    expect_ok("$ENC -q -l 10.5 --redundancy 0.0625 --order raster in.pgm R.mmp");
+    expect_ok("$DEC --info - < R.mmp");
+    info_text(want, sizeof want, "R.mmp", 255, 1024, "redund_q4=1\nredundancy=0.0625\n",
+              "lambda_q8=2688\nlambda=10.5\n", "raster");
+    assert_string_equal(cap_out, want);
+    /* Nothing decoded, nothing written. */
+    assert_false(exists("R.pgm"));
+    assert_false(exists("W.pgm"));
+
+    /* Damaged headers: the decoder's line, exit 1, nothing on stdout. */
+    uint8_t *b = malloc(good_len);
+    assert_non_null(b);
+    const struct {
+        size_t at;
+        uint8_t xor_;
+        const char *needle;
+    } damage[] = {{0, 0x20, "not an MMP file"}, {16, 0xff, "invalid maxval 0"},
+                  {40, 0x02, "unsupported order 2"}, {29, 0x04, "CRC mismatch"}};
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+        memcpy(b, good_mmp, good_len);
+        b[damage[i].at] ^= damage[i].xor_;
+        put_file("bad.mmp", b, good_len);
+        expect_fail(1, "mmp-dec", "bad.mmp: ", damage[i].needle, "$DEC --info bad.mmp");
+        char line[sizeof cap_err];
+        snprintf(line, sizeof line, "%s", cap_err);
+        expect_fail(1, "mmp-dec", "bad.mmp: ", damage[i].needle, "$DEC bad.mmp -o OUT.pgm");
+        assert_string_equal(line, cap_err);
+    }
+    put_file("cut.mmp", good_mmp, 30);
+    expect_fail(1, "mmp-dec", "standard input: ", "truncated header",
+                "$DEC --info - < cut.mmp");
+    expect_fail(1, "mmp-dec", "nosuch.mmp", NULL, "$DEC --info nosuch.mmp");
+    free(b);
+
+    /* --info prints and writes nothing else. */
+    expect_fail(2, "mmp-dec", "--info", "-o", "$DEC --info good.mmp -o OUT.pgm");
+    expect_fail(2, "mmp-dec", "--info", "-o", "$DEC -o OUT.pgm --info good.mmp");
+    expect_fail(2, "mmp-dec", "--info", "--stats", "$DEC --info --stats good.mmp");
+    expect_fail(2, "mmp-dec", "expected", NULL, "$DEC --info");
+}
+
 /* ---------------------------------------------------------- good paths */
 
 static void test_good_paths(void **state)
 {
     (void)state;
     need_bin();
-    /* Every value option spelled out, at its default. */
+    /* Every value option spelled out: the reference engine on one thread,
+     * the rest at their defaults. */
     int st = run("$ENC -l 10 -e seq -t 1 -d 1024 --recon R.pgm --stats in.pgm OUT.mmp");
     if (st != 0)
         fail_msg("encode failed (%d): %s", st, cap_err);
@@ -210,6 +287,48 @@ static void test_good_paths(void **state)
     assert_no_temp();
 }
 
+/* The value of key= in the --stats line of the last run, into buf. */
+static const char *stats_value(const char *line, const char *key, char *buf, size_t n)
+{
+    const char *p = strstr(line, key);
+    if (!p)
+        fail_msg("no %s in the --stats line: %s", key, line);
+    p += strlen(key);
+    snprintf(buf, n, "%.*s", (int)strcspn(p, " \n"), p);
+    return buf;
+}
+
+/* Without -e the engine is auto's choice, which --stats names, and the
+ * file is the one seq writes. */
+static void test_default_engine(void **state)
+{
+    (void)state;
+    need_bin();
+    char def[32], aut[32], seq[32];
+    expect_ok("$ENC -q --stats in.pgm DEF.mmp");
+    stats_value(cap_out, "engine=", def, sizeof def);
+    expect_ok("$ENC -q --stats -e auto in.pgm AUTO.mmp");
+    stats_value(cap_out, "engine=", aut, sizeof aut);
+    expect_ok("$ENC -q --stats -e seq in.pgm SEQ.mmp");
+    stats_value(cap_out, "engine=", seq, sizeof seq);
+    print_message("default engine ran %s\n", def);
+    assert_string_equal(seq, "seq");
+    assert_string_equal(def, aut);
+    assert_true(mmp_engine_exists(def));
+    assert_string_not_equal(def, "auto");
+    assert_same_files("DEF.mmp", "SEQ.mmp");
+    assert_same_files("AUTO.mmp", "SEQ.mmp");
+    assert_content("DEF.mmp", good_mmp, good_len);
+    /* -v names the engine too. */
+    assert_int_equal(run("$ENC -q -v in.pgm V.mmp"), 0);
+    char want[64];
+    snprintf(want, sizeof want, "mmp-enc: engine %s: ", def);
+    if (!strstr(cap_err, want))
+        fail_msg("-v does not say '%s': %s", want, cap_err);
+    assert_int_equal(run("$ENC --help"), 0);
+    assert_non_null(strstr(cap_out, "(default auto"));
+}
+
 /* Every option of the usage text is listed by --help, which exits 0. */
 static void check_help(const char *prog, const char *const *opts, size_t n)
 {
@@ -240,7 +359,7 @@ static void test_help_version(void **state)
     static const char *const enc_opts[] = {
         "-l, --lambda", "-e, --engine", "-t, --threads", "-d, --dict-size", "--recon",
         "--stats", "-v, --verbose", "-q, --quiet", "-h, --help", "--version", "seq"};
-    static const char *const dec_opts[] = {"-o, --output", "--stats", "-v, --verbose",
+    static const char *const dec_opts[] = {"-o, --output", "--info", "--stats", "-v, --verbose",
                                            "-q, --quiet", "-h, --help", "--version"};
     check_help("$ENC", enc_opts, sizeof enc_opts / sizeof enc_opts[0]);
     check_help("$DEC", dec_opts, sizeof dec_opts / sizeof dec_opts[0]);
@@ -317,7 +436,9 @@ int main(void)
         T(test_enc_bad_inputs),
         T(test_enc_bad_options),
         T(test_dec_bad_inputs),
+        T(test_dec_info),
         T(test_good_paths),
+        T(test_default_engine),
         T(test_help_version),
         T(test_existing_output_kept),
         T(test_enc_recon_failure),

@@ -15,10 +15,15 @@ static const char *prog = "mmp-dec";
 static int usage(FILE *f)
 {
     fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT.pgm]\n"
+               "       mmp-dec --info IN.mmp\n"
                "Decode an MMP file to PGM. Without -o the output is IN with .pgm in place of\n"
                ".mmp ('-' as IN reads stdin and then writes stdout).\n"
                "\n"
                "  -o, --output FILE    output PGM ('-' for stdout)\n"
+               "      --info           print the file's header fields on stdout, one\n"
+               "                       name=value a line, and decode nothing (no -o, no\n"
+               "                       --stats); the file is checked as decoding checks it\n"
+               "                       before it starts (header, length, CRC)\n"
                "      --stats          print one line: bytes, seconds, size\n"
                "  -v, --verbose        more detail on stderr\n"
                "  -q, --quiet          nothing but errors\n"
@@ -35,6 +40,60 @@ static int usage(FILE *f)
 
 static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
 
+/* "name=" and num / 2^shift in decimal, exactly (a %g would round large
+ * values): k / 2^shift = k * 5^shift / 10^shift, so the fraction has at most
+ * `shift` digits, printed without trailing zeros. shift <= 8. */
+static void print_fixed(const char *name, uint64_t num, int shift)
+{
+    uint64_t frac = (num & ((1u << shift) - 1)), pow5 = 1;
+    for (int i = 0; i < shift; i++)
+        pow5 *= 5;
+    frac *= pow5;
+    int digits = shift;
+    while (digits > 0 && frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    if (digits)
+        printf("%s=%llu.%0*llu\n", name, (unsigned long long)(num >> shift), digits,
+               (unsigned long long)frac);
+    else
+        printf("%s=%llu\n", name, (unsigned long long)(num >> shift));
+}
+
+/* --info: the header fields, after the checks decoding makes before it
+ * starts, with the same messages. */
+static int print_info(const char *in_path)
+{
+    char err[512];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    mmp_file_info fi;
+    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err, sizeof err);
+    if (e) {
+        mmp_cli_error(prog, "%s", err);
+        return MMP_EXIT_FAILURE;
+    }
+    e = mmp_probe(buf, len, &fi, err, sizeof err);
+    free(buf);
+    if (e) {
+        mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
+        return MMP_EXIT_FAILURE;
+    }
+    printf("version=%d\nplanes=%d\nlog2_block=%d\nlog2_pmin=%d\n", fi.version, fi.planes,
+           fi.log2_block, fi.log2_pmin);
+    printf("width=%d\nheight=%d\nmaxval=%d\ndict_cap=%d\n", fi.width, fi.height, fi.maxval,
+           fi.dict_cap);
+    printf("redund_q4=%lu\n", (unsigned long)fi.redund_q4);
+    print_fixed("redundancy", fi.redund_q4, 4);
+    printf("lambda_q8=%lu\n", (unsigned long)fi.lambda_q8);
+    print_fixed("lambda", fi.lambda_q8, 8);
+    printf("payload_len=%llu\n", (unsigned long long)fi.payload_len);
+    printf("order=%s\n", fi.order == MMP_ORDER_WAVEFRONT ? "wavefront" : "raster");
+    printf("crc=0x%08lx\n", (unsigned long)fi.crc);
+    return mmp_cli_stdout_done(prog);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -44,14 +103,15 @@ static double now_seconds(void)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_STATS = 256, OPT_VERSION };
+    enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO };
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'}, {"stats", no_argument, 0, OPT_STATS},
+        {"info", no_argument, 0, OPT_INFO},
         {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, OPT_VERSION},
         {0, 0, 0, 0}};
     const char *out_path = NULL;
-    int verbose = 0, want_stats = 0, c;
+    int verbose = 0, want_stats = 0, info = 0, c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
         switch (c) {
@@ -60,6 +120,9 @@ int main(int argc, char **argv)
             break;
         case OPT_STATS:
             want_stats = 1;
+            break;
+        case OPT_INFO:
+            info = 1;
             break;
         case 'v':
             verbose = 1;
@@ -85,6 +148,14 @@ int main(int argc, char **argv)
         return MMP_EXIT_USAGE;
     }
     const char *in_path = argv[optind];
+    if (info) {
+        if (out_path || want_stats) {
+            mmp_cli_error(prog, "--info decodes nothing: it takes no %s",
+                          out_path ? "-o" : "--stats");
+            return MMP_EXIT_USAGE;
+        }
+        return print_info(in_path);
+    }
     char *derived = NULL;
     if (!out_path) {
         if (strcmp(in_path, "-") == 0) {

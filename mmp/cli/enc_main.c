@@ -21,7 +21,9 @@ static int usage(FILE *f)
             "\n"
             "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
             "                       higher means fewer bits and lower quality\n"
-            "  -e, --engine NAME    search engine: %s (default seq)\n"
+            "  -e, --engine NAME    search engine: %s (default auto:\n"
+            "                       the GPU through opencl when there is one, else omp on\n"
+            "                       all cores; seq is the reference; all write the same bytes)\n"
             "  -t, --threads N      engine threads (omp) or host threads (opencl); 0 = all\n"
             "                       cores for omp; for opencl 16 on a GPU, 4 on a CPU\n"
             "                       device (default 0)\n"
@@ -39,7 +41,8 @@ static int usage(FILE *f)
             "                       of blocks searched at once: faster on many threads and\n"
             "                       GPUs, about 0.6 %% larger) (default raster)\n"
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
-            "      --stats          print one line: bytes, bpp, PSNR, seconds\n"
+            "      --stats          print one line: bytes, bpp, PSNR, seconds, size, lambda,\n"
+            "                       engine (the one that ran)\n"
             "  -v, --verbose        more detail on stderr\n"
             "  -q, --quiet          no progress bar\n"
             "  -h, --help           this help\n"
@@ -125,7 +128,7 @@ static int list_devices(const char *spec, const char *label)
  */
 static int check_device(const mmp_settings *st, const char *label, int from_option, int quiet)
 {
-    const char *engine = st->engine ? st->engine : "seq";
+    const char *engine = st->engine ? st->engine : "auto";
     const int is_auto = strcmp(engine, "auto") == 0;
     if (!st->device)
         return 0;
@@ -345,8 +348,8 @@ int main(int argc, char **argv)
         double bpp = 8.0 * outlen / ((double)img.width * img.height);
         double psnr = mmp_psnr(&img, &rec);
         if (st.verbose)
-            fprintf(stderr, "%s: search %.3f s, coding and dictionary updates %.3f s\n", prog,
-                    stats.search_seconds, stats.code_seconds);
+            fprintf(stderr, "%s: engine %s: search %.3f s, coding and dictionary updates %.3f s\n",
+                    prog, stats.engine, stats.search_seconds, stats.code_seconds);
         if (st.verbose)
             fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB, "
                             "%.3f s, %llu dictionary elements\n",
@@ -357,8 +360,10 @@ int main(int argc, char **argv)
             const int taken =
                 strcmp(out_path, "-") == 0 || (recon_path && strcmp(recon_path, "-") == 0);
             fprintf(taken ? stderr : stdout,
-                    "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g\n",
-                    outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda);
+                    "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g "
+                    "engine=%s\n",
+                    outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda,
+                    stats.engine);
         }
     }
     free(out);
