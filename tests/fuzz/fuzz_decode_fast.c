@@ -57,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ------------------------------------------------ the mutator */
 
+/* -DMMP_FUZZ_NO_CUSTOM_MUTATOR builds the target with libFuzzer's own
+ * mutations only (to measure what the mutator brings). */
+#ifndef MMP_FUZZ_NO_CUSTOM_MUTATOR
+
 /* xorshift32 from libFuzzer's seed: the same seed, the same mutation. */
 static uint32_t rnd(uint32_t *s)
 {
@@ -117,7 +121,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     size_t plen = size - MMP_HEADER_SIZE, room = max_size - MMP_HEADER_SIZE;
     uint8_t *pay = data + MMP_HEADER_SIZE;
     unsigned op = rnd(&s) % 16;
-    if (op < 7) { /* the payload, libFuzzer's mutations */
+    if (op < 7 && room) { /* the payload, libFuzzer's mutations */
         size = MMP_HEADER_SIZE + LLVMFuzzerMutate(pay, plen, room);
     } else if (op < 10) { /* a header field, sometimes the payload too */
         mutate_field(data, &s);
@@ -175,3 +179,4 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t n1, const uint8_t *d2
     fuzz_fix_container(out, n);
     return n;
 }
+#endif
