@@ -7,7 +7,7 @@ BIN=${MMP_BIN:-bin}
 C=tests/fuzz/corpus
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-mkdir -p $C/decode $C/pgm $C/roundtrip
+mkdir -p $C/decode $C/pgm $C/roundtrip $C/decode_fast $C/roundtrip_fast $C/diff
 
 # PGM seeds: P5 and P2, 8 and 16 bits, maxval 1, a comment, odd sizes.
 pamcut -left 200 -top 200 -width 12 -height 9 images/camera.pgm > $C/pgm/camera-12x9-p5.pgm
@@ -45,4 +45,41 @@ printf '\027\027\001\020\001\000\001\003\000\000\001\002\003\004\005\006\007\010
 printf '\011\022\002\200\002\240\002\000\000\000\003\144\005\310\017\000' > $C/roundtrip/runs-10x19
 printf '\020\003\003\377\003\000\003\000\377\003\125\252\063\314' > $C/roundtrip/binary-17x4
 printf '\000\000\000\000\000\000\000\000\000\000' > $C/roundtrip/one-pixel-lambda0
+# fuzz_decode_fast seeds: files it decodes past the header (at most 64 x 64
+# padded pixels, dict_cap <= 256), both orders, wavefront steps of two and
+# three blocks, every dictionary size class, lambda 0 to 1000.
+F=$C/decode_fast
+enc -l 10 -d 64 $T/c16.pgm $F/camera-16x16-l10-d64.mmp
+enc -l 300 -d 256 --order wavefront $T/c16.pgm $F/camera-16x16-l300-d256-wavefront.mmp
+enc -l 75 -d 128 $T/t.pgm $F/text-37x29-l75-d128.mmp
+enc -l 75 -d 65 --order wavefront $T/t.pgm $F/text-37x29-l75-d65-wavefront.mmp
+enc -l 3 -d 64 $T/m.pgm $F/moon-20x12-l3-d64.mmp
+enc -l 10 -d 96 $C/pgm/moon-7x5-16bit-p5.pgm $F/moon-7x5-16bit-l10-d96.mmp
+enc -l 0 -d 64 --redundancy 0 $C/pgm/maxval1-p2.pgm $F/maxval1-4x3-l0-d64.mmp
+enc -l 10 -d 64 $C/pgm/one-pixel-p5.pgm $F/one-pixel-d64.mmp
+enc -l 1000 -d 200 $T/b.pgm $F/brick-33x17-l1000-d200.mmp
+enc -l 4 -d 128 --order wavefront $T/c48.pgm $F/camera-48x32-l4-d128-wavefront.mmp
+enc -l 30 -d 64 --redundancy 40 $T/c48.pgm $F/camera-48x32-l30-d64-redund40.mmp
+pamcut -left 64 -top 64 -width 64 -height 64 images/camera.pgm > $T/c64.pgm
+enc -l 100 -d 64 --order wavefront $T/c64.pgm $F/camera-64x64-l100-d64-wavefront.mmp
+pamcut -left 0 -top 100 -width 250 -height 16 images/text.pgm > $T/strip.pgm
+enc -l 50 -d 64 $T/strip.pgm $F/text-250x16-l50-d64.mmp
+pamcut -left 300 -top 300 -width 30 -height 30 images/moon.pgm | pamdepth 4095 > $T/m12.pgm
+enc -l 1 -d 256 --order wavefront $T/m12.pgm $F/moon-30x30-12bit-l1-d256-wavefront.mmp
+
+# fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
+# fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,
+# lambda (b % 8 of 0 1 4 10 30 100 300 1000), dict_cap (b % 4 of 64 65 96
+# 128), redundancy, mode + 4 * raster, step, 16-bit maxval, then samples).
+R=$C/roundtrip_fast
+printf '\017\017\000\003\000\000\000\000\000\000' > $T/h1; head -c 256 $T/c16.pgm | tail -c 200 | cat $T/h1 - > $R/raw-16x16-8bit-l10-wavefront
+printf '\057\024\000\004\003\000\004\000\000\000' > $T/h2; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h2 - > $R/raw-48x21-8bit-l30-raster
+printf '\057\024\000\002\001\000\001\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-48x21-l4-wavefront
+printf '\037\037\001\001\001\000\005\003\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x32-16bit-l1-raster
+printf '\011\022\002\005\002\240\006\000\000\000\003\144\005\310\017\000' > $R/runs-10x19-l100-raster
+printf '\020\003\003\007\003\000\003\000\377\003\125\252\063\314' > $R/binary-17x4-l1000
+printf '\000\000\000\000\000\000\000\000\000\000' > $R/one-pixel-lambda0
+printf '\037\017\003\000\002\377\000\000\321\007\377\000\000\377\200\100' > $R/raw-32x16-maxval2002-l0-redund
+cp $R/* $C/diff/
+
 ls -l $C/*/ | awk '$5 > 4096 { print "too large:", $0; bad = 1 } END { exit bad }'

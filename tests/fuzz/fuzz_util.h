@@ -1,0 +1,269 @@
+/*
+ * Helpers shared by the libFuzzer targets of tests/fuzz/ (static functions:
+ * each target is one translation unit).
+ *
+ *  - check_error_text: a failure is a negative MMP_E* code with a one-line
+ *    reason;
+ *  - fuzz_fix_container: set payload_len to the real payload size and
+ *    recompute the CRC, so that mutated files get past the container check;
+ *  - fuzz_decode_checked: mmp_decode with the header check's verdict and the
+ *    image's consistency checked, run past the header only for files that
+ *    announce a small enough image and dictionary;
+ *  - fuzz_make_image and fuzz_settings: a tiny image and encoder settings
+ *    built from the input bytes (the layout is in fuzz_roundtrip.c).
+ */
+#ifndef MMP_TESTS_FUZZ_UTIL_H
+#define MMP_TESTS_FUZZ_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "common/container.h"
+#include "common/error.h"
+#include "mmp/mmp.h"
+
+/* One OpenMP thread for the library's parallel loops whose thread count is
+ * not set (the decoder's, the dictionary updates of the seq engine): the
+ * fuzzer runs on one core, and idle OpenMP workers spinning on another
+ * took a quarter of the decoder's time. Engines given a thread count
+ * (fuzz_diff's omp) still get it. Call from LLVMFuzzerInitialize. */
+static inline void fuzz_one_thread(void)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+}
+
+static inline void check_error_text(int rc, const char *err)
+{
+    if (rc >= 0 || rc < MMP_EENGINE)
+        abort();
+    if (err[0] == '\0' || strchr(err, '\n'))
+        abort();
+}
+
+static inline uint64_t fuzz_get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static inline void fuzz_put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Make buf[0..len) (len >= MMP_HEADER_SIZE) a container with the right
+ * payload_len and CRC; the other header fields are left as they are. */
+static inline void fuzz_fix_container(uint8_t *buf, size_t len)
+{
+    uint64_t plen = len - MMP_HEADER_SIZE;
+    fuzz_put_le(buf + 32, plen, 8);
+    uint32_t crc = mmp_container_crc(buf, MMP_HEADER_CRC_OFFSET, buf + MMP_HEADER_SIZE, plen);
+    fuzz_put_le(buf + MMP_HEADER_CRC_OFFSET, crc, 4);
+}
+
+static inline uint64_t fuzz_padded_pixels(const mmp_header *h)
+{
+    return (uint64_t)((h->width + 15) / 16 * 16) * ((h->height + 15) / 16 * 16);
+}
+
+/*
+ * Decode buf[0..len) and check the outcome: 0 with an image consistent with
+ * the header (every sample <= maxval), or a negative MMP_E* code with a
+ * one-line reason, the header check's code when the header is bad. Files
+ * whose valid header announces more than max_padded padded pixels or a
+ * dict_cap above max_dict_cap only go through the header check. Returns 1
+ * when the decoder ran past the header, else 0.
+ */
+static inline int fuzz_decode_checked(const uint8_t *buf, size_t len, uint64_t max_padded,
+                               uint32_t max_dict_cap)
+{
+    char err[512];
+    mmp_header h;
+    err[0] = '\0';
+    int prc = mmp_header_parse(buf, len, &h, err, sizeof err);
+    if (prc)
+        check_error_text(prc, err);
+    else if (fuzz_padded_pixels(&h) > max_padded || h.dict_cap > max_dict_cap)
+        return 0;
+    mmp_image img;
+    err[0] = '\0';
+    int rc = mmp_decode(buf, len, &img, err, sizeof err);
+    if (rc) {
+        check_error_text(rc, err);
+        if (prc && rc != prc)
+            abort(); /* the decoder must report what the header check found */
+        if (img.pix)
+            abort();
+        return !prc;
+    }
+    if (prc || (uint32_t)img.width != h.width || (uint32_t)img.height != h.height ||
+        (uint32_t)img.maxval != h.maxval || !img.pix)
+        abort();
+    size_t n = (size_t)img.width * (size_t)img.height;
+    for (size_t i = 0; i < n; i++)
+        if (img.pix[i] > img.maxval)
+            abort();
+    mmp_image_free(&img);
+    return 1;
+}
+
+/* ------------------------------------------------ images from the input */
+
+#define FUZZ_DATA_OFF 10
+
+static inline unsigned byte_at(const uint8_t *d, size_t n, size_t i) { return i < n ? d[i] : 0; }
+
+/* The k-th sample byte pair as a 16-bit value, wrapping over the data. */
+static inline unsigned sample_at(const uint8_t *d, size_t n, size_t k, int wide)
+{
+    if (n <= FUZZ_DATA_OFF)
+        return 0;
+    size_t m = n - FUZZ_DATA_OFF;
+    if (!wide)
+        return d[FUZZ_DATA_OFF + k % m];
+    return d[FUZZ_DATA_OFF + (2 * k) % m] | (unsigned)d[FUZZ_DATA_OFF + (2 * k + 1) % m] << 8;
+}
+
+/* A w x h image from the input (layout: fuzz_roundtrip.c; the caller derives
+ * the sizes from bytes 0 and 1). */
+static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp_image *img)
+{
+    unsigned mb = byte_at(d, n, 2);
+    int maxval;
+    switch (mb % 4) {
+    case 0: maxval = 255; break;
+    case 1: maxval = 65535; break;
+    case 2: maxval = 1 + (int)(mb / 4); break;
+    default: maxval = 1 + (int)((byte_at(d, n, 8) | byte_at(d, n, 9) << 8) % 65535); break;
+    }
+    if (mmp_image_alloc(img, w, h, maxval))
+        abort();
+    int wide = maxval > 255;
+    unsigned mode = byte_at(d, n, 6) % 4, step = byte_at(d, n, 7);
+    uint32_t run = 0, runv = 0;
+    size_t src = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            size_t k = (size_t)y * w + x;
+            uint32_t v;
+            switch (mode) {
+            case 0:
+                v = sample_at(d, n, k, wide);
+                break;
+            case 1: {
+                int64_t base = (int64_t)(x + 2 * y) * (step + 1) * (maxval > 255 ? 257 : 1);
+                int delta = (int)(sample_at(d, n, k, 0) % 9) - 4;
+                int64_t t = base + delta * (maxval / 64 + 1);
+                v = (uint32_t)(t < 0 ? 0 : t % (maxval + 1));
+                break;
+            }
+            case 2:
+                if (run == 0) {
+                    unsigned b = sample_at(d, n, src++, 0);
+                    run = 1 + b % 16;
+                    runv = sample_at(d, n, src++, wide);
+                }
+                run--;
+                v = runv;
+                break;
+            default:
+                v = (sample_at(d, n, k / 8, 0) >> (k % 8)) & 1 ? (uint32_t)maxval : 0;
+                break;
+            }
+            img->pix[k] = (uint16_t)(v % ((uint32_t)maxval + 1));
+        }
+}
+
+/* The sizes of the fast targets (fuzz_roundtrip_fast, fuzz_diff): width
+ * 1 + byte 0 % 48, height 1 + byte 1 % 32, then the height lowered to
+ * 1024 / width if needed: at most 48 x 21 (six blocks, two of them in one
+ * wavefront step), mostly one to four blocks. */
+#define FUZZ_FAST_MAX_WIDTH 48
+#define FUZZ_FAST_MAX_HEIGHT 32
+#define FUZZ_FAST_MAX_PIXELS 1024
+static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
+{
+    *w = 1 + (int)(byte_at(d, n, 0) % FUZZ_FAST_MAX_WIDTH);
+    *h = 1 + (int)(byte_at(d, n, 1) % FUZZ_FAST_MAX_HEIGHT);
+    if (*w * *h > FUZZ_FAST_MAX_PIXELS)
+        *h = FUZZ_FAST_MAX_PIXELS / *w;
+}
+
+/*
+ * Encoder settings from bytes 3..6 of the input. full = 1 (fuzz_roundtrip):
+ * lambda = b * b / 65 (0 to 1000), dict_cap 64, 65, 96, 128, 256 or 1024.
+ * full = 0 (the fast targets): lambda 0, 1, 4, 10, 30, 100, 300 or 1000
+ * (b % 8), dict_cap 64, 65, 96 or 128 (b % 4). Redundancy (byte 5): b < 128
+ * derived from lambda, else (b - 128) / 4; order (byte 6): b / 4 % 2 = 0
+ * wavefront, 1 raster. Engine seq, one thread.
+ */
+static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
+{
+    mmp_default_settings(s);
+    unsigned lb = byte_at(d, n, 3), cb = byte_at(d, n, 4);
+    if (full) {
+        static const int caps[6] = {64, 65, 96, 128, 256, 1024};
+        s->lambda = (double)(lb * lb) / 65.0;
+        s->dict_cap = caps[cb % 6];
+    } else {
+        static const double lambdas[8] = {0, 1, 4, 10, 30, 100, 300, 1000};
+        static const int caps[4] = {64, 65, 96, 128};
+        s->lambda = lambdas[lb % 8];
+        s->dict_cap = caps[cb % 4];
+    }
+    unsigned rb = byte_at(d, n, 5);
+    s->redundancy = rb < 128 ? -1.0 : (double)(rb - 128) / 4.0;
+    s->engine = "seq";
+    s->threads = 1;
+    s->order = byte_at(d, n, 6) / 4 % 2 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT;
+}
+
+/* ------------------------------------------------ encode, then decode */
+
+/* Encode img with s (it must succeed) and check the file's header; *buf
+ * (free()) gets the file, *rec the encoder's reconstruction. */
+static inline void fuzz_encode_checked(const mmp_settings *s, const mmp_image *img, uint8_t **buf,
+                                size_t *len, mmp_image *rec)
+{
+    char err[512] = "";
+    *buf = NULL;
+    *len = 0;
+    memset(rec, 0, sizeof *rec);
+    if (mmp_encode(s, img, buf, len, rec, NULL, err, sizeof err))
+        abort(); /* every valid image with valid settings must encode */
+    mmp_header h;
+    if (mmp_header_parse(*buf, *len, &h, err, sizeof err) || h.width != (uint32_t)img->width ||
+        h.height != (uint32_t)img->height || h.maxval != (uint32_t)img->maxval ||
+        h.dict_cap != (uint32_t)s->dict_cap || h.order != (uint32_t)s->order ||
+        rec->width != img->width || rec->height != img->height || rec->maxval != img->maxval)
+        abort();
+    size_t n = (size_t)img->width * img->height;
+    for (size_t i = 0; i < n; i++)
+        if (rec->pix[i] > rec->maxval)
+            abort();
+}
+
+/* Decode buf[0..len): it must succeed and equal rec sample for sample. */
+static inline void fuzz_decode_equal(const uint8_t *buf, size_t len, const mmp_image *rec)
+{
+    char err[512] = "";
+    mmp_image dec = {0};
+    if (mmp_decode(buf, len, &dec, err, sizeof err) || dec.width != rec->width ||
+        dec.height != rec->height || dec.maxval != rec->maxval ||
+        memcmp(dec.pix, rec->pix, sizeof(uint16_t) * (size_t)dec.width * dec.height) != 0)
+        abort(); /* decoder output differs from the encoder's reconstruction */
+    mmp_image_free(&dec);
+}
+
+#endif
