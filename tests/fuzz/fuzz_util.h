@@ -92,6 +92,16 @@ static inline int fuzz_decode_checked(const uint8_t *buf, size_t len, uint64_t m
     mmp_header h;
     err[0] = '\0';
     int prc = mmp_header_parse(buf, len, &h, err, sizeof err);
+    /* mmp_probe (mmp-dec --info) gives the header check's verdict and, on a
+     * valid file, its fields. */
+    mmp_file_info info;
+    char perr[512] = "";
+    const int irc = mmp_probe(buf, len, &info, perr, sizeof perr);
+    if (irc != prc || (irc && strcmp(perr, err) != 0) ||
+        (!irc && (info.width != (int)h.width || info.height != (int)h.height ||
+                  info.maxval != (int)h.maxval || info.order != (int)h.order ||
+                  info.payload_len != h.payload_len || info.crc != h.payload_crc)))
+        abort();
     if (prc)
         check_error_text(prc, err);
     else if (fuzz_padded_pixels(&h) > max_padded || h.dict_cap > max_dict_cap)
