@@ -1,8 +1,8 @@
 /*
  * The decoder driver: header validation, then step by step in the coding
- * order the symbols of the step's blocks, their reconstruction (in parallel:
- * no block of a step reads another's pixels) and the step's dictionary
- * updates.
+ * order the symbols of the step's blocks, their reconstruction (in parallel
+ * for large steps: no block of a step reads another's pixels) and the step's
+ * dictionary updates.
  */
 #include <stdlib.h>
 #include <string.h>
