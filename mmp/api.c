@@ -26,23 +26,41 @@ void mmp_default_settings(mmp_settings *s)
     s->order = MMP_ORDER_RASTER;
 }
 
-int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)
+int mmp_image_channels(const mmp_image *img)
+{
+    return img->channels ? img->channels : 1;
+}
+
+int mmp_image_has_alpha(const mmp_image *img)
+{
+    const int ch = mmp_image_channels(img);
+    return ch == 2 || ch == 4;
+}
+
+int mmp_image_alloc_channels(mmp_image *img, int width, int height, int channels, int maxval)
 {
     if (!img)
         return MMP_EINVAL;
     memset(img, 0, sizeof *img);
-    if (width <= 0 || height <= 0 || maxval < 1 || maxval > 65535)
+    if (width <= 0 || height <= 0 || maxval < 1 || maxval > 65535 || channels < 1 ||
+        channels > 4)
         return MMP_EINVAL;
     if (width > MMP_MAX_DIM || height > MMP_MAX_DIM || (long long)width * height > MMP_MAX_PIXELS)
         return MMP_ELIMIT;
-    uint16_t *pix = calloc((size_t)width * (size_t)height, sizeof *pix);
+    uint16_t *pix = calloc((size_t)width * (size_t)height * (size_t)channels, sizeof *pix);
     if (!pix)
         return MMP_ENOMEM;
     img->width = width;
     img->height = height;
     img->maxval = maxval;
+    img->channels = channels;
     img->pix = pix;
     return MMP_OK;
+}
+
+int mmp_image_alloc(mmp_image *img, int width, int height, int maxval)
+{
+    return mmp_image_alloc_channels(img, width, height, 1, maxval);
 }
 
 void mmp_image_free(mmp_image *img)
@@ -51,11 +69,35 @@ void mmp_image_free(mmp_image *img)
         return;
     free(img->pix);
     img->pix = NULL;
-    img->width = img->height = img->maxval = 0;
+    img->width = img->height = img->maxval = img->channels = 0;
+}
+
+/* Summed squared error of channels [c0, c1) of interleaved images. */
+static uint64_t ssd_channels(const mmp_image *a, const mmp_image *b, int c0, int c1)
+{
+    const int ch = mmp_image_channels(a);
+    const size_t n = (size_t)a->width * a->height;
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = c0; k < c1; k++) {
+            const int64_t d = (int64_t)a->pix[i * ch + k] - b->pix[i * ch + k];
+            s += (uint64_t)(d * d);
+        }
+    return s;
 }
 
 double mmp_psnr(const mmp_image *a, const mmp_image *b)
 {
+    const int ch = mmp_image_channels(a);
     const size_t n = (size_t)a->width * a->height;
-    return mmp_psnr_of_ssd(mmp_ssd(a->pix, b->pix, n), n, a->maxval);
+    if (ch == 1)
+        return mmp_psnr_of_ssd(mmp_ssd(a->pix, b->pix, n), n, a->maxval);
+    const int colour = ch >= 3 ? 3 : 1;
+    return mmp_psnr_of_ssd(ssd_channels(a, b, 0, colour), n * colour, a->maxval);
+}
+
+double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch)
+{
+    const size_t n = (size_t)a->width * a->height;
+    return mmp_psnr_of_ssd(ssd_channels(a, b, ch, ch + 1), n, a->maxval);
 }

@@ -43,6 +43,10 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
     if (!img || !img->pix || img->width < 1 || img->height < 1 || img->maxval < 1 ||
         img->maxval > 65535)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image");
+    if (img->channels < 0 || img->channels > 4)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image: %d channels", img->channels);
+    if (mmp_image_channels(img) != 1)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "only grey images can be coded yet");
     if (img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
         (long long)img->width * img->height > MMP_MAX_PIXELS)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width,

@@ -35,21 +35,39 @@ const char *mmp_strerror(int err);
 /* Largest number of pixels accepted (2^28: 256 Mpixel). */
 #define MMP_MAX_PIXELS (1LL << 28)
 
-/* A grey image: width x height samples in [0, maxval], row-major, no padding. */
+/*
+ * An image: width x height pixels of `channels` samples each, interleaved
+ * (pixel by pixel, row-major, no padding), every sample in [0, maxval].
+ * Channels: 1 grey, 2 grey and alpha, 3 RGB, 4 RGB and alpha (alpha last;
+ * 0 alpha is transparent, maxval opaque). A struct filled by hand with
+ * channels 0 is read as grey.
+ */
 typedef struct mmp_image {
     int width;
     int height;
     int maxval;      /* 1..65535 */
-    uint16_t *pix;   /* width * height samples, owned by the image */
+    uint16_t *pix;   /* width * height * channels samples, owned by the image */
+    int channels;    /* 1..4 (0: 1) */
 } mmp_image;
 
-/* Allocate a zeroed image. Returns 0, MMP_EINVAL or MMP_ELIMIT (size),
+/* The channels of an image, 0 read as 1. */
+int mmp_image_channels(const mmp_image *img);
+/* 1 when the image has an alpha channel (2 or 4 channels). */
+int mmp_image_has_alpha(const mmp_image *img);
+
+/* Allocate a zeroed grey image. Returns 0, MMP_EINVAL or MMP_ELIMIT (size),
  * MMP_ENOMEM. */
 int mmp_image_alloc(mmp_image *img, int width, int height, int maxval);
+/* The same with 1 to 4 channels. */
+int mmp_image_alloc_channels(mmp_image *img, int width, int height, int channels, int maxval);
 /* Free the samples; safe on a zeroed struct. */
 void mmp_image_free(mmp_image *img);
-/* PSNR in dB of b against a (same size) at a's maxval; INFINITY when equal. */
+/* PSNR in dB of b against a (same size and channels) at a's maxval, with one
+ * mean squared error over all samples of the colour channels (alpha left
+ * out: the grey or RGB PSNR); INFINITY when equal. */
 double mmp_psnr(const mmp_image *a, const mmp_image *b);
+/* PSNR of channel ch (0-based) alone. */
+double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch);
 
 /* Log levels and callback: one message, one line, no newline. */
 #define MMP_LOG_ERROR 0   /* a failure, also returned as an error code */
