@@ -5,8 +5,8 @@
  *   0  magic "MMPi"     4  version u8   5  planes u8   6  log2_block u8
  *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u32
  *  20  dict_cap u32    24  redund_q4 u32               28  lambda_q8 u32
- *  32  payload_len u64 40  order u8    41  reserved, 3 bytes of 0
- *  44  crc32 u32       48  payload
+ *  32  payload_len u64 40  order u8    41  transform u8 42  chroma u8
+ *  43  alpha u8        44  crc32 u32   48  payload
  *
  * Fields are read byte by byte, never by casting the buffer, so the code is
  * independent of host endianness and alignment.
@@ -37,7 +37,9 @@ enum {
     OFF_LAMBDA_Q8 = 28,
     OFF_PAYLOAD_LEN = 32,
     OFF_ORDER = 40,
-    OFF_RESERVED = 41,
+    OFF_TRANSFORM = 41,
+    OFF_CHROMA = 42,
+    OFF_ALPHA = 43,
     OFF_CRC = 44
 };
 
@@ -85,7 +87,9 @@ void mmp_header_write(const mmp_header *h, uint8_t *out)
     put_u32(out + OFF_LAMBDA_Q8, h->lambda_q8);
     put_u64(out + OFF_PAYLOAD_LEN, h->payload_len);
     out[OFF_ORDER] = (uint8_t)h->order;
-    memset(out + OFF_RESERVED, 0, OFF_CRC - OFF_RESERVED);
+    out[OFF_TRANSFORM] = (uint8_t)h->transform;
+    out[OFF_CHROMA] = (uint8_t)h->chroma;
+    out[OFF_ALPHA] = (uint8_t)h->alpha;
     put_u32(out + OFF_CRC, h->payload_crc);
 }
 
@@ -174,10 +178,14 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     t.lambda_q8 = get_u32(buf + OFF_LAMBDA_Q8);
     t.payload_len = get_u64(buf + OFF_PAYLOAD_LEN);
     t.order = buf[OFF_ORDER];
+    t.transform = buf[OFF_TRANSFORM];
+    t.chroma = buf[OFF_CHROMA];
+    t.alpha = buf[OFF_ALPHA];
     t.payload_crc = get_u32(buf + OFF_CRC);
 
-    if (t.planes != 1)
-        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported planes %u (only 1)", t.planes);
+    if (t.planes < 1 || t.planes > 4)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported planes %u (1 to 4)",
+                         t.planes);
     if (t.log2_block != 4)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported log2_block %u (only 4)",
                     t.log2_block);
@@ -211,10 +219,24 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     if (t.order != MMP_ORDER_RASTER && t.order != MMP_ORDER_WAVEFRONT)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                     "unsupported order %u (0 raster, 1 wavefront)", t.order);
-    for (int i = OFF_RESERVED; i < OFF_CRC; i++)
-        if (buf[i] != 0)
-            return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
-                        "reserved header byte %d is %u, not 0", i, buf[i]);
+    /* Colour fields: only what the plane count allows (section 2). */
+    const int colour = t.planes >= 3, alpha = t.planes == 2 || t.planes == 4;
+    if (colour ? t.transform != MMP_TRANSFORM_YCOCG_R && t.transform != MMP_TRANSFORM_YCBCR
+               : t.transform != MMP_TRANSFORM_NONE)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                         "unsupported transform %u for %u planes", t.transform, t.planes);
+    if (t.transform == MMP_TRANSFORM_YCOCG_R && t.maxval > MMP_YCOCG_MAX_MAXVAL)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                         "transform YCoCg-R with maxval %u (at most %d)", t.maxval,
+                         MMP_YCOCG_MAX_MAXVAL);
+    if (colour ? t.chroma != MMP_CHROMA_444 && t.chroma != MMP_CHROMA_420
+               : t.chroma != MMP_CHROMA_444)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported chroma %u for %u planes",
+                         t.chroma, t.planes);
+    if (alpha ? t.alpha != MMP_ALPHA_EXACT && t.alpha != MMP_ALPHA_MMP
+              : t.alpha != MMP_ALPHA_NONE)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported alpha %u for %u planes",
+                         t.alpha, t.planes);
 
     if (t.payload_len > MMP_MAX_PAYLOAD)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "payload_len %llu exceeds limit %llu",

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 2
+#define MMP_FORMAT_VERSION 3
 /* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
 #define MMP_HEADER_SIZE 48
 /* Bytes of the header covered by the CRC (everything before the CRC field). */
@@ -29,10 +29,23 @@
 #define MMP_ORDER_RASTER 0
 #define MMP_ORDER_WAVEFRONT 1
 
+/* The colour planes (docs/format.md section 7): the transform from RGB, the
+ * chroma sampling and how alpha is coded. */
+#define MMP_TRANSFORM_NONE 0     /* grey */
+#define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R; chroma at maxval 2 * maxval */
+#define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
+#define MMP_CHROMA_444 0
+#define MMP_CHROMA_420 1
+#define MMP_ALPHA_NONE 0
+#define MMP_ALPHA_EXACT 1        /* the alpha plane's own exact coding */
+#define MMP_ALPHA_MMP 2          /* an MMP plane like the others (lossy) */
+/* YCoCg-R's chroma needs 2 * maxval <= 65535. */
+#define MMP_YCOCG_MAX_MAXVAL 32767
+
 typedef struct mmp_header {
     uint32_t width, height;   /* 1..MMP_MAX_DIM, width*height <= MMP_MAX_PIXELS */
     uint32_t maxval;          /* 1..65535 */
-    uint32_t planes;          /* 1 (grey) */
+    uint32_t planes;          /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     uint32_t log2_block;      /* 4: B = 16 */
     uint32_t log2_pmin;       /* 2: smallest prediction block side 4 */
     uint32_t dict_cap;        /* elements per scale, MMP_MIN_DICT_CAP..MMP_MAX_DICT_CAP */
@@ -40,6 +53,9 @@ typedef struct mmp_header {
     uint32_t lambda_q8;       /* the encoder's lambda in 1/256 (informational) */
     uint64_t payload_len;     /* bytes of range-coded payload after the header */
     uint32_t order;           /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
+    uint32_t transform;       /* MMP_TRANSFORM_*: NONE iff planes < 3 */
+    uint32_t chroma;          /* MMP_CHROMA_*: 444 when planes < 3 */
+    uint32_t alpha;           /* MMP_ALPHA_*: NONE iff planes is 1 or 3 */
     uint32_t payload_crc;     /* zlib crc32 of header bytes [0, 44) followed by the
                                  whole payload: a bit flip anywhere in the file is
                                  detected. See mmp_container_crc. */
@@ -48,7 +64,8 @@ typedef struct mmp_header {
 /*
  * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
  * version written is always MMP_FORMAT_VERSION; planes, log2_block,
- * log2_pmin and order are stored as single bytes, the reserved bytes as 0. h->payload_crc is written as given:
+ * log2_pmin, order, transform, chroma and alpha are stored as single bytes.
+ * h->payload_crc is written as given:
  * compute it with mmp_container_crc, or use mmp_container_build, which does
  * both.
  */

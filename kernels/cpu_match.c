@@ -85,6 +85,7 @@ void mmp_sorted_commit(mmp_sorted *sd, const mmp_search_tables *t)
 {
     for (int k = 0; k < MMP_NSCALES; k++)
         sd->sc[k].n = t->dict->n[k];
+    sd->dict_id = t->dict_id;
 }
 
 int64_t mmp_sorted_rates(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, int hi)

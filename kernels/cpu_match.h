@@ -39,6 +39,7 @@ typedef struct mmp_sorted {
     mmp_sorted_scale sc[MMP_NSCALES];
     int64_t min_rate[MMP_NSCALES]; /* least rate of each scale, INT64_MAX when empty */
     int narrow;                    /* samples small enough for 32-bit partial sums */
+    uint32_t dict_id;              /* the dictionary the copies are of */
 } mmp_sorted;
 
 /* Frees the copies; the struct may then be reused (it is left zeroed). */
@@ -50,7 +51,7 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t);
 /* Whether scale k must be copied again (the dictionary grew there). */
 static inline int mmp_sorted_stale(const mmp_sorted *sd, const mmp_search_tables *t, int k)
 {
-    return sd->sc[k].n != t->dict->n[k];
+    return sd->sc[k].n != t->dict->n[k] || sd->dict_id != t->dict_id;
 }
 
 /* Step 2: copy positions [lo, hi) of the sum order of scale k. */

@@ -38,6 +38,9 @@ typedef struct mmp_search_tables {
     int64_t lambda_q8;
     int maxval;
     int step;                              /* index of the step in the coding order */
+    uint32_t dict_id;                      /* which dictionary: another value is another
+                                            * dictionary (another plane), whose elements
+                                            * engines must take afresh */
 } mmp_search_tables;
 
 typedef struct mmp_engine_config {

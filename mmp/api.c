@@ -24,6 +24,10 @@ void mmp_default_settings(mmp_settings *s)
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
     s->redundancy = -1.0;
     s->order = MMP_ORDER_RASTER;
+    s->transform = MMP_TRANSFORM_YCBCR;
+    s->chroma = MMP_CHROMA_420;
+    s->alpha = MMP_ALPHA_EXACT;
+    s->chroma_lambda = 1.0;
 }
 
 int mmp_image_channels(const mmp_image *img)

@@ -1,6 +1,6 @@
 /*
- * The decoder driver: header validation, then step by step in the coding
- * order the symbols of the step's blocks, their reconstruction (in parallel
+ * The decoder driver: header validation, then plane by plane (section 7)
+ * and step by step in the coding order the symbols of the step's blocks, their reconstruction (in parallel
  * for large steps: no block of a step reads another's pixels) and the step's
  * dictionary updates.
  */
@@ -9,6 +9,8 @@
 
 #include "common/container.h"
 #include "common/error.h"
+#include "mmp/alpha.h"
+#include "mmp/colour.h"
 #include "mmp/decoder.h"
 #include "mmp/mmp.h"
 #include "mmp/order.h"
@@ -53,21 +55,19 @@ static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int 
     }
 }
 
-static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, const uint8_t *payload,
-                          size_t plen, const mmp_decode_check *chk)
+static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_rc_dec *rc,
+                          const mmp_decode_check *chk)
 {
-    mmp_rc_dec rc;
-    mmp_rc_dec_init(&rc, payload, plen);
     const int bw = c->plane.width / MMP_B;
     for (int t = 0; t < o->nsteps; t++) {
         const int32_t *blocks = o->block + o->first[t];
         const int n = o->first[t + 1] - o->first[t];
         for (int k = 0; k < n; k++) {
-            mmp_symbols io = {.encoding = 0, .dec = &rc};
+            mmp_symbols io = {.encoding = 0, .dec = rc};
             const int err = mmp_code_block(c, &io, &blk[k]);
             if (err)
                 return err;
-            if (rc.overrun)
+            if (rc->overrun)
                 return MMP_EBITSTREAM;
         }
         const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
@@ -87,6 +87,37 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, cons
     return 0;
 }
 
+/* Plane p of the layout through the MMP machinery, its samples into out. */
+static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_rc_dec *rc,
+                        uint16_t *out, const mmp_decode_check *chk)
+{
+    const int bw = (l->w[p] + MMP_B - 1) / MMP_B, bh = (l->h[p] + MMP_B - 1) / MMP_B;
+    mmp_order o;
+    mmp_codec c;
+    mmp_block *blk = NULL;
+    int err = mmp_order_init(&o, (int)hdr->order, bw, bh);
+    if (!err && (err = mmp_codec_init(&c, l->w[p], l->h[p], l->maxv[p], (int)hdr->dict_cap,
+                                      hdr->redund_q4, o.max_step)))
+        mmp_order_free(&o);
+    if (!err && !(blk = malloc(sizeof *blk * (size_t)o.max_step))) {
+        err = MMP_ENOMEM;
+        mmp_codec_free(&c);
+        mmp_order_free(&o);
+    }
+    if (err)
+        return err;
+    c.plane_index = p;
+    err = decode_payload(&c, &o, blk, rc, chk);
+    free(blk);
+    mmp_order_free(&o);
+    if (!err)
+        for (int y = 0; y < l->h[p]; y++)
+            for (int x = 0; x < l->w[p]; x++)
+                out[(long)y * l->w[p] + x] = (uint16_t)c.plane.pix[(long)y * c.plane.width + x];
+    mmp_codec_free(&c);
+    return err;
+}
+
 int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
                        const mmp_decode_check *chk, char *errbuf, size_t errlen)
 {
@@ -95,37 +126,28 @@ int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
     int err = mmp_header_parse(buf, len, &hdr, errbuf, errlen);
     if (err)
         return err;
-    const int bw = (int)((hdr.width + MMP_B - 1) / MMP_B), bh = (int)((hdr.height + MMP_B - 1) / MMP_B);
-    mmp_order o;
-    mmp_codec c;
-    mmp_block *blk = NULL;
-    err = mmp_order_init(&o, (int)hdr.order, bw, bh);
-    if (!err && (err = mmp_codec_init(&c, (int)hdr.width, (int)hdr.height, (int)hdr.maxval,
-                                      (int)hdr.dict_cap, hdr.redund_q4, o.max_step)))
-        mmp_order_free(&o);
-    if (!err && !(blk = malloc(sizeof *blk * (size_t)o.max_step))) {
-        err = MMP_ENOMEM;
-        mmp_codec_free(&c);
-        mmp_order_free(&o);
+    mmp_layout l;
+    mmp_layout_of(&hdr, &l);
+    uint16_t *planes[MMP_MAX_PLANES] = {NULL};
+    for (int p = 0; p < l.nplanes && !err; p++)
+        if (!(planes[p] = malloc(sizeof(uint16_t) * (size_t)l.w[p] * l.h[p])))
+            err = MMP_ENOMEM;
+    mmp_rc_dec rc;
+    mmp_rc_dec_init(&rc, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len);
+    for (int p = 0; p < l.nplanes && !err; p++) {
+        if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
+            err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
+        else
+            err = decode_plane(&hdr, &l, p, &rc, planes[p], chk);
     }
-    if (err)
-        return mmp_error(errbuf, errlen, err, "cannot set up the decoder: %s", mmp_strerror(err));
-    err = decode_payload(&c, &o, blk, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len, chk);
-    free(blk);
-    mmp_order_free(&o);
-    if (err) {
-        mmp_codec_free(&c);
-        return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
-    }
-    err = mmp_image_alloc(img, (int)hdr.width, (int)hdr.height, (int)hdr.maxval);
-    if (err) {
-        mmp_codec_free(&c);
+    if (!err && !(err = mmp_image_alloc_channels(img, l.width, l.height, l.nplanes, l.maxval)))
+        mmp_image_from_planes(&l, (const uint16_t *const *)planes, img);
+    for (int p = 0; p < MMP_MAX_PLANES; p++)
+        free(planes[p]);
+    if (err == MMP_ENOMEM)
         return mmp_error(errbuf, errlen, err, "out of memory");
-    }
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++)
-            img->pix[(long)y * img->width + x] = (uint16_t)c.plane.pix[(long)y * c.plane.width + x];
-    mmp_codec_free(&c);
+    if (err)
+        return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
     return 0;
 }
 

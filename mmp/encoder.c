@@ -1,4 +1,4 @@
-/* The encoder driver: steps of blocks in the coding order, search, coding, updates. */
+/* The encoder driver: the planes, and in each the steps of blocks in the coding order: search, coding, updates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +7,11 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "common/timing.h"
 #include "kernels/engine.h"
+#include "mmp/alpha.h"
+#include "mmp/colour.h"
 #include "mmp/mmp.h"
 #include "mmp/order.h"
 #include "mmp/search.h"
@@ -17,23 +20,32 @@
 /* Most engines -e auto may try one after another. */
 #define MAX_ENGINES 16
 
-/* One encode: what its steps share. */
+/* One encode: what its planes and steps share. */
 typedef struct encoder {
     const mmp_settings *st;
     const mmp_image *img;
     mmp_logger log;
     mmp_header hdr;
+    mmp_layout lay;
+    uint16_t *in[MMP_MAX_PLANES];   /* the planes of the input */
+    uint16_t *out[MMP_MAX_PLANES];  /* their reconstructions */
+    double psnr[MMP_MAX_PLANES];
+    /* The MMP plane being coded. */
     mmp_codec c;
     mmp_order order;
-    int32_t *orig;   /* the padded original */
+    int32_t *orig;   /* its padded original */
     int32_t *tok;    /* the tokens of a step's blocks, MMP_MAX_BLOCK_TOKENS each */
     int *ntok;
     mmp_block *blk;  /* one block's syntax */
+    mmp_search *search;
+    /* For all of them. */
     const mmp_engine_ops *eng;
     void *es;
-    mmp_search *search;
+    int threads;     /* the engine's concurrency, for the dictionary updates */
     mmp_rc_enc rc;
     double search_s, code_s;
+    long blocks_done, blocks_total;
+    uint64_t dict_elements;
     char *errbuf;
     size_t errlen;
 } encoder;
@@ -45,8 +57,6 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
         return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image");
     if (img->channels < 0 || img->channels > 4)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "invalid image: %d channels", img->channels);
-    if (mmp_image_channels(img) != 1)
-        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "only grey images can be coded yet");
     if (img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
         (long long)img->width * img->height > MMP_MAX_PIXELS)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width,
@@ -61,6 +71,22 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
+    if (mmp_image_channels(img) >= 3) {
+        if (st->transform != MMP_TRANSFORM_YCOCG_R && st->transform != MMP_TRANSFORM_YCBCR)
+            return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown colour transform %d",
+                             st->transform);
+        if (st->transform == MMP_TRANSFORM_YCOCG_R && img->maxval > MMP_YCOCG_MAX_MAXVAL)
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "YCoCg-R takes maxval up to %d, not %d (use YCbCr)",
+                             MMP_YCOCG_MAX_MAXVAL, img->maxval);
+        if (st->chroma != MMP_CHROMA_444 && st->chroma != MMP_CHROMA_420)
+            return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown chroma sampling %d", st->chroma);
+        if (!(st->chroma_lambda > 0 && st->chroma_lambda <= 1e6))
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "chroma lambda factor must be above 0 and at most 1000000");
+    }
+    if (mmp_image_has_alpha(img) && st->alpha != MMP_ALPHA_EXACT && st->alpha != MMP_ALPHA_MMP)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown alpha coding %d", st->alpha);
     const char *name = st->engine ? st->engine : "auto";
     if (strcmp(name, "auto") != 0 && !mmp_engine_find(name))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", name,
@@ -73,11 +99,12 @@ static void build_header(encoder *e)
 {
     const mmp_settings *st = e->st;
     const uint32_t lambda_q8 = (uint32_t)llround(st->lambda * 256.0);
+    const int ch = mmp_image_channels(e->img);
     memset(&e->hdr, 0, sizeof e->hdr);
     e->hdr.width = e->img->width;
     e->hdr.height = e->img->height;
     e->hdr.maxval = e->img->maxval;
-    e->hdr.planes = 1;
+    e->hdr.planes = (uint32_t)ch;
     e->hdr.log2_block = MMP_LOG2B;
     e->hdr.log2_pmin = MMP_LOG2_PMIN;
     e->hdr.dict_cap = st->dict_cap;
@@ -85,43 +112,84 @@ static void build_header(encoder *e)
                                           : (uint32_t)llround(st->redundancy * 16.0);
     e->hdr.lambda_q8 = lambda_q8;
     e->hdr.order = (uint32_t)st->order;
+    e->hdr.transform = ch >= 3 ? (uint32_t)st->transform : MMP_TRANSFORM_NONE;
+    e->hdr.chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
+    e->hdr.alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;
+    mmp_layout_of(&e->hdr, &e->lay);
 }
 
-/* The padded original: edge replication to a multiple of the block size. */
-static int32_t *pad_original(const mmp_image *img, int pw, int ph)
+/* The planes of the input and room for their reconstructions. */
+static int make_planes(encoder *e)
+{
+    const mmp_layout *l = &e->lay;
+    for (int p = 0; p < l->nplanes; p++) {
+        const size_t n = (size_t)l->w[p] * l->h[p];
+        e->in[p] = malloc(n * sizeof(uint16_t));
+        e->out[p] = malloc(n * sizeof(uint16_t));
+        if (!e->in[p] || !e->out[p])
+            return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+        if (p != l->nplanes - 1 || l->alpha != MMP_ALPHA_EXACT)
+            e->blocks_total += (long)((l->w[p] + MMP_B - 1) / MMP_B) * ((l->h[p] + MMP_B - 1) / MMP_B);
+    }
+    mmp_planes_from_image(l, e->img, e->in);
+    return 0;
+}
+
+/* The padded original of plane p: edge replication to a multiple of the
+ * block size. */
+static int32_t *pad_original(const uint16_t *src, int w, int h, int pw, int ph)
 {
     int32_t *o = malloc((size_t)pw * ph * sizeof(int32_t));
     if (!o)
         return NULL;
     for (int y = 0; y < ph; y++) {
-        int sy = y < img->height ? y : img->height - 1;
+        int sy = y < h ? y : h - 1;
         for (int x = 0; x < pw; x++) {
-            int sx = x < img->width ? x : img->width - 1;
-            o[(long)y * pw + x] = img->pix[(long)sy * img->width + sx];
+            int sx = x < w ? x : w - 1;
+            o[(long)y * pw + x] = src[(long)sy * w + sx];
         }
     }
     return o;
 }
 
-/* The coding order, the codec state both sides keep, the padded original,
- * the token buffers. */
-static int set_up(encoder *e)
+/* For plane p: the coding order, the codec state both sides keep, the
+ * padded original, the token buffers. */
+static int set_up_plane(encoder *e, int p)
 {
-    const int bw = (e->img->width + MMP_B - 1) / MMP_B, bh = (e->img->height + MMP_B - 1) / MMP_B;
+    const mmp_layout *l = &e->lay;
+    const int bw = (l->w[p] + MMP_B - 1) / MMP_B, bh = (l->h[p] + MMP_B - 1) / MMP_B;
     int err = mmp_order_init(&e->order, (int)e->hdr.order, bw, bh);
     if (!err)
-        err = mmp_codec_init(&e->c, e->img->width, e->img->height, e->img->maxval,
-                             (int)e->hdr.dict_cap, e->hdr.redund_q4, e->order.max_step);
+        err = mmp_codec_init(&e->c, l->w[p], l->h[p], l->maxv[p], (int)e->hdr.dict_cap,
+                             e->hdr.redund_q4, e->order.max_step);
     if (err)
         return mmp_error(e->errbuf, e->errlen, err, "cannot set up the encoder: %s",
                          mmp_strerror(err));
-    e->orig = pad_original(e->img, e->c.plane.width, e->c.plane.height);
+    e->c.plane_index = p;
+    e->c.threads = e->threads;
+    e->orig = pad_original(e->in[p], l->w[p], l->h[p], e->c.plane.width, e->c.plane.height);
     e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS * e->order.max_step);
     e->ntok = malloc(sizeof(int) * e->order.max_step);
     e->blk = malloc(sizeof *e->blk);
     if (!e->orig || !e->tok || !e->ntok || !e->blk)
         return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
     return 0;
+}
+
+static void tear_down_plane(encoder *e)
+{
+    mmp_search_destroy(e->search);
+    e->search = NULL;
+    free(e->blk);
+    free(e->ntok);
+    free(e->tok);
+    free(e->orig);
+    e->blk = NULL;
+    e->ntok = NULL;
+    e->tok = NULL;
+    e->orig = NULL;
+    mmp_codec_free(&e->c);
+    mmp_order_free(&e->order);
 }
 
 /*
@@ -151,7 +219,7 @@ static int start_engine(encoder *e)
         if (!err) {
             e->eng = cand[i];
             /* The dictionary updates use as many threads as the search. */
-            e->c.threads = e->eng->concurrency ? e->eng->concurrency(e->es) : 1;
+            e->threads = e->eng->concurrency ? e->eng->concurrency(e->es) : 1;
             return 0;
         }
         e->es = NULL;
@@ -218,6 +286,64 @@ static int encode_step(encoder *e, int t)
     return 0;
 }
 
+/* The lambda of plane p in 1/256: the chroma planes' weighed by how much
+ * their errors count in the RGB error (docs/format.md section 9). */
+static int64_t plane_lambda_q8(const encoder *e, int p)
+{
+    const double w = mmp_plane_weight(&e->lay, p);
+    if (w == 1.0)
+        return e->hdr.lambda_q8;
+    return llround((double)e->hdr.lambda_q8 * e->st->chroma_lambda / w);
+}
+
+/* Plane p through the MMP machinery, step by step. */
+static int encode_plane(encoder *e, int p)
+{
+    const mmp_layout *l = &e->lay;
+    int err = set_up_plane(e, p);
+    if (!err && (err = mmp_search_create(&e->search, &e->c, e->orig, e->eng, e->es,
+                                         plane_lambda_q8(e, p), &e->log, e->st->verbose)))
+        mmp_error(e->errbuf, e->errlen, err, "out of memory");
+    for (int t = 0; t < e->order.nsteps && !err; t++) {
+        err = encode_step(e, t);
+        e->blocks_done += e->order.first[t + 1] - e->order.first[t];
+        if (!err && e->st->progress)
+            e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->blocks_total);
+    }
+    if (!err) {
+        for (int y = 0; y < l->h[p]; y++)
+            for (int x = 0; x < l->w[p]; x++)
+                e->out[p][(long)y * l->w[p] + x] =
+                    (uint16_t)e->c.plane.pix[(long)y * e->c.plane.width + x];
+        for (int k = 0; k < MMP_NSCALES; k++)
+            e->dict_elements += e->c.dict.n[k];
+    }
+    tear_down_plane(e);
+    return err;
+}
+
+/* Every plane in payload order: the MMP planes, then an exact alpha plane. */
+static int encode_planes(encoder *e)
+{
+    const mmp_layout *l = &e->lay;
+    for (int p = 0; p < l->nplanes; p++) {
+        int err;
+        if (p == l->nplanes - 1 && l->alpha == MMP_ALPHA_EXACT) {
+            const double t0 = mmp_now_seconds();
+            err = mmp_alpha_encode(&e->rc, e->in[p], l->w[p], l->h[p], l->maxv[p]);
+            if (err)
+                return mmp_error(e->errbuf, e->errlen, err, "out of memory");
+            memcpy(e->out[p], e->in[p], sizeof(uint16_t) * (size_t)l->w[p] * l->h[p]);
+            e->code_s += mmp_now_seconds() - t0;
+        } else if ((err = encode_plane(e, p))) {
+            return err;
+        }
+        const size_t n = (size_t)l->w[p] * l->h[p];
+        e->psnr[p] = mmp_psnr_of_ssd(mmp_ssd(e->in[p], e->out[p], n), n, l->maxv[p]);
+    }
+    return 0;
+}
+
 /* The whole file: header, CRC and payload. */
 static int finish_file(encoder *e, uint8_t **out, size_t *outlen)
 {
@@ -228,32 +354,27 @@ static int finish_file(encoder *e, uint8_t **out, size_t *outlen)
     return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
 }
 
-/* The reconstruction without the padding. */
+/* The reconstruction: what the decoder makes of the planes. */
 static int copy_recon(encoder *e, mmp_image *recon)
 {
-    const mmp_image *img = e->img;
-    const int err = mmp_image_alloc(recon, img->width, img->height, img->maxval);
+    const mmp_layout *l = &e->lay;
+    const int err = mmp_image_alloc_channels(recon, l->width, l->height, l->nplanes, l->maxval);
     if (err)
         return mmp_error(e->errbuf, e->errlen, err, "out of memory");
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++)
-            recon->pix[(long)y * img->width + x] =
-                (uint16_t)e->c.plane.pix[(long)y * e->c.plane.width + x];
+    mmp_image_from_planes(l, (const uint16_t *const *)e->out, recon);
     return 0;
 }
 
 static void tear_down(encoder *e)
 {
-    mmp_search_destroy(e->search);
+    tear_down_plane(e);
     if (e->es)
         e->eng->destroy(e->es);
     mmp_rc_enc_free(&e->rc);
-    free(e->blk);
-    free(e->ntok);
-    free(e->tok);
-    free(e->orig);
-    mmp_codec_free(&e->c);
-    mmp_order_free(&e->order);
+    for (int p = 0; p < MMP_MAX_PLANES; p++) {
+        free(e->in[p]);
+        free(e->out[p]);
+    }
 }
 
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
@@ -269,17 +390,11 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
                  .errlen = errlen};
     mmp_rc_enc_init(&e.rc);
     build_header(&e);
-    err = set_up(&e);
+    err = make_planes(&e);
     if (!err)
         err = start_engine(&e);
-    if (!err && (err = mmp_search_create(&e.search, &e.c, e.orig, e.eng, e.es,
-                                         e.hdr.lambda_q8, &e.log, st->verbose)))
-        mmp_error(errbuf, errlen, err, "out of memory");
-    for (int t = 0; t < e.order.nsteps && !err; t++) {
-        err = encode_step(&e, t);
-        if (!err && st->progress)
-            st->progress(st->progress_opaque, e.order.first[t + 1], e.order.first[e.order.nsteps]);
-    }
+    if (!err)
+        err = encode_planes(&e);
     if (!err)
         err = finish_file(&e, out, outlen);
     if (!err && recon && (err = copy_recon(&e, recon))) {
@@ -288,13 +403,15 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         *outlen = 0;
     }
     if (!err && stats) {
-        stats->blocks = (uint64_t)e.order.first[e.order.nsteps];
-        stats->dict_elements = 0;
-        for (int k = 0; k < MMP_NSCALES; k++)
-            stats->dict_elements += e.c.dict.n[k];
+        memset(stats, 0, sizeof *stats);
+        stats->blocks = (uint64_t)e.blocks_done;
+        stats->dict_elements = e.dict_elements;
         stats->search_seconds = e.search_s;
         stats->code_seconds = e.code_s;
         stats->engine = e.eng->name;
+        stats->planes = e.lay.nplanes;
+        for (int p = 0; p < e.lay.nplanes; p++)
+            stats->plane_psnr[p] = e.psnr[p];
     }
     tear_down(&e);
     if (!err && stats)

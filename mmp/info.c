@@ -33,6 +33,9 @@ int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf,
     info->lambda_q8 = h.lambda_q8;
     info->payload_len = h.payload_len;
     info->order = (int)h.order;
+    info->transform = (int)h.transform;
+    info->chroma = (int)h.chroma;
+    info->alpha = (int)h.alpha;
     info->crc = h.payload_crc;
     return MMP_OK;
 }

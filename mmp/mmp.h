@@ -79,6 +79,19 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_ORDER_RASTER 0    /* one block after another, the published algorithm */
 #define MMP_ORDER_WAVEFRONT 1 /* diagonal steps of blocks searched at once */
 
+/* Colour (mmp_settings, mmp_file_info; docs/format.md section 7). The
+ * transform from RGB to the coded planes: */
+#define MMP_TRANSFORM_NONE 0     /* grey images */
+#define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R (maxval up to 32767) */
+#define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
+/* The chroma planes' sampling: */
+#define MMP_CHROMA_444 0         /* full resolution */
+#define MMP_CHROMA_420 1         /* half width and half height */
+/* How an alpha channel is coded: */
+#define MMP_ALPHA_NONE 0         /* no alpha channel */
+#define MMP_ALPHA_EXACT 1        /* exactly (lossless), whatever lambda */
+#define MMP_ALPHA_MMP 2          /* as an MMP plane at the settings' lambda (lossy) */
+
 /* Encoder settings; fill with mmp_default_settings() then change fields.
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
@@ -96,6 +109,13 @@ typedef struct mmp_settings {
                              * this; < 0 (default) derives it from lambda */
     int order;              /* MMP_ORDER_RASTER (default) or MMP_ORDER_WAVEFRONT: its blocks
                              * are searched at once, at a cost of 0.6 % in rate */
+    int transform;          /* colour images: MMP_TRANSFORM_YCOCG_R or MMP_TRANSFORM_YCBCR
+                             * (default: see mmp_default_settings) */
+    int chroma;             /* colour images: MMP_CHROMA_444 or MMP_CHROMA_420 */
+    int alpha;              /* images with alpha: MMP_ALPHA_EXACT (default) or MMP_ALPHA_MMP */
+    double chroma_lambda;   /* the chroma planes' lambda is lambda times this, divided by
+                             * how much a chroma sample's error weighs in the RGB error
+                             * (default 1) */
     const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */
@@ -122,6 +142,9 @@ typedef struct mmp_enc_stats {
     uint64_t blocks;
     uint64_t dict_elements;  /* summed over scales at the end */
     const char *engine;      /* the engine that ran (static string) */
+    int planes;              /* coded planes: grey or Y, Cb/Co, Cr/Cg, then alpha */
+    double plane_psnr[4];    /* PSNR of each coded plane against the encoder's own
+                              * planes of the input, at the plane's sample range */
 } mmp_enc_stats;
 
 /*
@@ -135,7 +158,7 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
 
 /*
  * Decode a whole .mmp file held in buf[0..len). On success `img` holds the
- * image (free with mmp_image_free). Hostile input yields an error, never a
+ * image (free with mmp_image_free), with the channels the file has. Hostile input yields an error, never a
  * crash, a hang or an unbounded allocation.
  */
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
@@ -146,7 +169,7 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
 /* The header fields of an .mmp file (docs/format.md section 2). */
 typedef struct mmp_file_info {
     int version;             /* format version */
-    int planes;              /* 1: grey */
+    int planes;              /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     int log2_block;          /* 4: blocks of 16x16 */
     int log2_pmin;           /* 2: smallest prediction block side 4 */
     int width, height;
@@ -156,6 +179,9 @@ typedef struct mmp_file_info {
     uint32_t lambda_q8;      /* the encoder's lambda in 1/256: lambda_q8 / 256.0 */
     uint64_t payload_len;    /* bytes after the header */
     int order;               /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
+    int transform;           /* MMP_TRANSFORM_* */
+    int chroma;              /* MMP_CHROMA_* */
+    int alpha;               /* MMP_ALPHA_* */
     uint32_t crc;            /* the CRC-32 the header stores (checked) */
 } mmp_file_info;
 

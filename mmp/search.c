@@ -157,6 +157,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
         s->tab.idx_cost[k] = s->idx_cost[k];
     s->tab.lambda_q8 = lambda_q8;
     s->tab.maxval = c->maxval;
+    s->tab.dict_id = (uint32_t)c->plane_index;
     *out = s;
     return 0;
 }

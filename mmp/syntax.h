@@ -51,6 +51,7 @@ typedef struct mmp_codec {
     mmp_plane plane;          /* padded reconstruction */
     int width, height;        /* real image size */
     int maxval;
+    int plane_index;          /* which plane of the image (0 first; set by the caller) */
     /* The new patterns of the current step, in coding order, packed: pattern
      * i is 2^upd_a[i] x 2^upd_b[i] samples at upd + upd_off[i]. */
     int32_t *upd;

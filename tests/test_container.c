@@ -25,13 +25,16 @@ static void fill_header(mmp_header *h)
     h->width = 64;
     h->height = 48;
     h->maxval = 255;
-    h->planes = 1;
+    h->planes = 4;
     h->log2_block = 4;
     h->log2_pmin = 2;
     h->dict_cap = 1024;
     h->redund_q4 = 100;
     h->lambda_q8 = 2560;
     h->order = MMP_ORDER_WAVEFRONT;
+    h->transform = MMP_TRANSFORM_YCBCR;
+    h->chroma = MMP_CHROMA_420;
+    h->alpha = MMP_ALPHA_EXACT;
 }
 
 static void fill_payload(uint8_t *p, size_t n)
@@ -136,12 +139,12 @@ static void test_layout(void **state)
     uint8_t b[MMP_HEADER_SIZE];
     mmp_header_write(&h, b);
     static const uint8_t want[MMP_HEADER_SIZE] = {
-        'M', 'M', 'P', 'i', MMP_FORMAT_VERSION, 1, 4, 2,
+        'M', 'M', 'P', 'i', MMP_FORMAT_VERSION, 4, 4, 2,
         0x04, 0x03, 0x02, 0x01, 0x08, 0x07, 0x06, 0x05,
         0xcd, 0xab, 0x00, 0x00, 0x44, 0x33, 0x22, 0x11,
         0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99,
         0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
-        0x01, 0x00, 0x00, 0x00, 0xef, 0xbe, 0xad, 0xde,
+        0x01, 0x02, 0x01, 0x01, 0xef, 0xbe, 0xad, 0xde,
     };
     assert_int_equal(MMP_HEADER_SIZE, 48);
     assert_int_equal(MMP_HEADER_CRC_OFFSET, 44);
@@ -157,12 +160,12 @@ static void test_layout(void **state)
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
     /* The worked example in docs/format.md section 2. */
-    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x3641D407u);
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x6B8C209Cu);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
-        0x4D, 0x4D, 0x50, 0x69, 0x02, 0x01, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x4D, 0x4D, 0x50, 0x69, 0x03, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
         0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
-        0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
-        0x00, 0x00,
+        0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
+        0x01, 0x01,
     };
     assert_memory_equal(buf, example, sizeof example);
     free(buf);
@@ -186,6 +189,48 @@ static void apply(uint8_t *buf, const struct mutation *m)
         put64(buf + m->off, m->value);
 }
 
+/* The colour fields against each other and the sample range. */
+static void test_colour_fields(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t planes, transform, chroma, alpha, maxval;
+        int code;
+        const char *msg;
+    } cases[] = {
+        {1, 0, 0, 0, 255, MMP_OK, NULL},
+        {2, 0, 0, 2, 65535, MMP_OK, NULL},
+        {3, 1, 1, 0, 32767, MMP_OK, NULL},
+        {3, 2, 0, 0, 65535, MMP_OK, NULL},
+        {1, 0, 1, 0, 255, MMP_EUNSUPPORTED, "unsupported chroma 1 for 1 planes"},
+        {2, 0, 0, 0, 255, MMP_EUNSUPPORTED, "unsupported alpha 0 for 2 planes"},
+        {1, 0, 0, 1, 255, MMP_EUNSUPPORTED, "unsupported alpha 1 for 1 planes"},
+        {3, 1, 0, 0, 32768, MMP_EUNSUPPORTED, "YCoCg-R with maxval 32768"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmp_header h;
+        fill_header(&h);
+        h.planes = cases[i].planes;
+        h.transform = cases[i].transform;
+        h.chroma = cases[i].chroma;
+        h.alpha = cases[i].alpha;
+        h.maxval = cases[i].maxval;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        assert_int_equal(mmp_container_build(&h, NULL, 0, &buf, &len), MMP_OK);
+        if (cases[i].code == MMP_OK) {
+            mmp_header got;
+            assert_int_equal(mmp_header_parse(buf, len, &got, NULL, 0), MMP_OK);
+            assert_int_equal(got.transform, cases[i].transform);
+            assert_int_equal(got.chroma, cases[i].chroma);
+            assert_int_equal(got.alpha, cases[i].alpha);
+        } else {
+            expect_fail(buf, len, cases[i].code, cases[i].msg);
+        }
+        free(buf);
+    }
+}
+
 static void test_each_field_invalid(void **state)
 {
     (void)state;
@@ -194,10 +239,14 @@ static void test_each_field_invalid(void **state)
         {3, 1, 'I', MMP_EBITSTREAM, "not an MMP file"},
         {4, 1, 0, MMP_EUNSUPPORTED, "version 0"},
         {4, 1, 1, MMP_EUNSUPPORTED, "unsupported format version 1"},
-        {4, 1, 3, MMP_EUNSUPPORTED, "unsupported format version 3"},
+        {4, 1, 2, MMP_EUNSUPPORTED, "unsupported format version 2"},
+        {4, 1, 4, MMP_EUNSUPPORTED, "unsupported format version 4"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
-        {5, 1, 3, MMP_EUNSUPPORTED, "unsupported planes 3"},
+        {5, 1, 5, MMP_EUNSUPPORTED, "unsupported planes 5"},
+        {5, 1, 3, MMP_EUNSUPPORTED, "unsupported alpha 1 for 3 planes"},
+        {5, 1, 2, MMP_EUNSUPPORTED, "unsupported transform 2 for 2 planes"},
+        {5, 1, 1, MMP_EUNSUPPORTED, "unsupported transform 2 for 1 planes"},
         {6, 1, 3, MMP_EUNSUPPORTED, "log2_block"},
         {6, 1, 5, MMP_EUNSUPPORTED, "unsupported log2_block 5"},
         {7, 1, 1, MMP_EUNSUPPORTED, "log2_pmin"},
@@ -221,9 +270,12 @@ static void test_each_field_invalid(void **state)
         {32, 8, 0, MMP_EBITSTREAM, "trailing bytes"},
         {40, 1, 2, MMP_EUNSUPPORTED, "unsupported order 2"},
         {40, 1, 255, MMP_EUNSUPPORTED, "unsupported order 255"},
-        {41, 1, 1, MMP_EUNSUPPORTED, "reserved header byte 41 is 1"},
-        {42, 1, 128, MMP_EUNSUPPORTED, "reserved header byte 42"},
-        {43, 1, 255, MMP_EUNSUPPORTED, "reserved header byte 43"},
+        {41, 1, 0, MMP_EUNSUPPORTED, "unsupported transform 0 for 4 planes"},
+        {41, 1, 3, MMP_EUNSUPPORTED, "unsupported transform 3 for 4 planes"},
+        {42, 1, 2, MMP_EUNSUPPORTED, "unsupported chroma 2 for 4 planes"},
+        {42, 1, 255, MMP_EUNSUPPORTED, "unsupported chroma 255"},
+        {43, 1, 0, MMP_EUNSUPPORTED, "unsupported alpha 0 for 4 planes"},
+        {43, 1, 3, MMP_EUNSUPPORTED, "unsupported alpha 3 for 4 planes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len;
@@ -424,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_empty_payload),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_each_field_invalid),
+        cmocka_unit_test(test_colour_fields),
         cmocka_unit_test(test_too_many_pixels),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_truncation),

@@ -237,7 +237,7 @@ int ocl_begin_step(void *state, const mmp_search_tables *t)
     ocl_collect(&ce->pf);
 
     const mmp_dict *d = t->dict;
-    int reset = d != ce->host_dict || d->cap != ce->cap;
+    int reset = d != ce->host_dict || t->dict_id != ce->dict_id || d->cap != ce->cap;
     for (int s = 0; s < MMP_NSCALES; s++)
         reset |= d->n[s] < ce->dev_n[s];
     if (d->cap != ce->cap && (err = alloc_dict(ce, d->cap)))
@@ -246,6 +246,7 @@ int ocl_begin_step(void *state, const mmp_search_tables *t)
         memset(ce->dev_n, 0, sizeof ce->dev_n);
         ce->maxe = 0;
         ce->host_dict = d;
+        ce->dict_id = t->dict_id;
     }
 
     /* Header and index costs (each scale padded with zeros to a multiple of

@@ -180,6 +180,7 @@ typedef struct ocl {
 
     /* What the device holds. */
     const mmp_dict *host_dict;
+    uint32_t dict_id;         /* t->dict_id of host_dict */
     int cap;                      /* 0: nothing yet */
     int pitch;                    /* cap rounded up to PITCH_ALIGN */
     int dev_n[MMP_NSCALES];

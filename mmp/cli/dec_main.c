@@ -90,6 +90,10 @@ static int print_info(const char *in_path)
     print_fixed("lambda", fi.lambda_q8, 8);
     printf("payload_len=%llu\n", (unsigned long long)fi.payload_len);
     printf("order=%s\n", fi.order == MMP_ORDER_WAVEFRONT ? "wavefront" : "raster");
+    static const char *const transform[] = {"none", "ycocg-r", "ycbcr"};
+    static const char *const alpha[] = {"none", "exact", "mmp"};
+    printf("transform=%s\nchroma=%s\nalpha=%s\n", transform[fi.transform],
+           fi.chroma == MMP_CHROMA_420 ? "420" : "444", alpha[fi.alpha]);
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
     return mmp_cli_stdout_done(prog);
 }

@@ -40,9 +40,18 @@ static int usage(FILE *f)
             "                       another, the published MMP) or wavefront (diagonal steps\n"
             "                       of blocks searched at once: faster on many threads and\n"
             "                       GPUs, about 0.6 %% larger) (default raster)\n"
+            "      --colour T       colour transform: ycbcr (BT.601 full range) or ycocg-r\n"
+            "                       (reversible; maxval up to 32767) (default ycbcr)\n"
+            "      --chroma S       chroma sampling: 420 (half width and height) or 444\n"
+            "                       (default 420)\n"
+            "      --chroma-lambda F  the chroma planes' lambda is lambda times F over their\n"
+            "                       weight in the RGB error (default 1)\n"
+            "      --alpha A        alpha channel: exact (lossless, whatever lambda) or mmp\n"
+            "                       (lossy, at lambda) (default exact)\n"
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
-            "      --stats          print one line: bytes, bpp, PSNR, seconds, size, lambda,\n"
-            "                       engine (the one that ran)\n"
+            "      --stats          print one line: bytes, bpp, PSNR (over RGB for colour,\n"
+            "                       alpha left out), seconds, size, lambda, engine (the one\n"
+            "                       that ran), channels, the PSNR of each coded plane\n"
             "  -v, --verbose        more detail on stderr\n"
             "  -q, --quiet          no progress bar\n"
             "  -h, --help           this help\n"
@@ -166,13 +175,18 @@ static int check_device(const mmp_settings *st, const char *label, int from_opti
 
 int main(int argc, char **argv)
 {
-    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER };
+    enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
+           OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
         {"recon", required_argument, 0, OPT_RECON},
         {"redundancy", required_argument, 0, OPT_REDUND},
         {"order", required_argument, 0, OPT_ORDER},
+        {"colour", required_argument, 0, OPT_COLOUR},
+        {"chroma", required_argument, 0, OPT_CHROMA},
+        {"chroma-lambda", required_argument, 0, OPT_CHROMA_LAMBDA},
+        {"alpha", required_argument, 0, OPT_ALPHA},
         {"stats", no_argument, 0, OPT_STATS},
         {"cl-device", required_argument, 0, OPT_CLDEV}, {"list-devices", no_argument, 0, OPT_LISTDEV},
         {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
@@ -233,6 +247,48 @@ int main(int argc, char **argv)
                 return MMP_EXIT_USAGE;
             }
             st.redundancy = r;
+            break;
+        }
+        case OPT_COLOUR:
+            if (!strcmp(optarg, "ycbcr")) {
+                st.transform = MMP_TRANSFORM_YCBCR;
+            } else if (!strcmp(optarg, "ycocg-r")) {
+                st.transform = MMP_TRANSFORM_YCOCG_R;
+            } else {
+                mmp_cli_error(prog, "unknown colour transform '%s' (ycbcr or ycocg-r)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_CHROMA:
+            if (!strcmp(optarg, "420")) {
+                st.chroma = MMP_CHROMA_420;
+            } else if (!strcmp(optarg, "444")) {
+                st.chroma = MMP_CHROMA_444;
+            } else {
+                mmp_cli_error(prog, "unknown chroma sampling '%s' (420 or 444)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_ALPHA:
+            if (!strcmp(optarg, "exact")) {
+                st.alpha = MMP_ALPHA_EXACT;
+            } else if (!strcmp(optarg, "mmp")) {
+                st.alpha = MMP_ALPHA_MMP;
+            } else {
+                mmp_cli_error(prog, "unknown alpha coding '%s' (exact or mmp)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_CHROMA_LAMBDA: {
+            char *end;
+            errno = 0;
+            double f = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(f > 0 && f <= 1e6)) {
+                mmp_cli_error(prog, "invalid chroma lambda factor '%s' (above 0, at most 1000000)",
+                              optarg);
+                return MMP_EXIT_USAGE;
+            }
+            st.chroma_lambda = f;
             break;
         }
         case OPT_ORDER:
@@ -350,10 +406,14 @@ int main(int argc, char **argv)
         if (st.verbose)
             fprintf(stderr, "%s: engine %s: search %.3f s, coding and dictionary updates %.3f s\n",
                     prog, stats.engine, stats.search_seconds, stats.code_seconds);
+        char planes[128] = "";
+        for (int p = 0, at = 0; p < stats.planes && at < (int)sizeof planes; p++)
+            at += snprintf(planes + at, sizeof planes - at, "%s%.4f", p ? "," : "",
+                           stats.plane_psnr[p]);
         if (st.verbose)
-            fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB, "
-                            "%.3f s, %llu dictionary elements\n",
-                    prog, img.width, img.height, img.maxval, st.lambda, outlen, bpp, psnr,
+            fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB "
+                            "(planes %s), %.3f s, %llu dictionary elements\n",
+                    prog, img.width, img.height, img.maxval, st.lambda, outlen, bpp, psnr, planes,
                     stats.seconds, (unsigned long long)stats.dict_elements);
         if (want_stats) {
             /* stderr when stdout carries an output. */
@@ -361,9 +421,9 @@ int main(int argc, char **argv)
                 strcmp(out_path, "-") == 0 || (recon_path && strcmp(recon_path, "-") == 0);
             fprintf(taken ? stderr : stdout,
                     "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g "
-                    "engine=%s\n",
+                    "engine=%s channels=%d plane_psnr=%s\n",
                     outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda,
-                    stats.engine);
+                    stats.engine, mmp_image_channels(&img), planes);
         }
     }
     free(out);

@@ -107,7 +107,7 @@ static void mutate_field(uint8_t *d, uint32_t *s)
     case 7: fuzz_put_le(d + 28, rnd(s), 4); break; /* lambda_q8: informational */
     case 8: d[40] ^= 1; break;                     /* the coding order */
     case 9: d[40] = (uint8_t)(rnd(s) % 4); break;
-    case 10: d[41 + rnd(s) % 3] = (uint8_t)rnd(s); break; /* reserved */
+    case 10: d[41 + rnd(s) % 3] = (uint8_t)(rnd(s) % 4); break; /* transform, chroma, alpha */
     default: d[4 + rnd(s) % 4] = (uint8_t)(rnd(s) % 6); break; /* version, planes, log2s */
     }
 }

@@ -1,0 +1,188 @@
+/* Planes and channels: colour transforms and chroma resampling (docs/format.md section 7). */
+#include "mmp/colour.h"
+
+#include <string.h>
+
+void mmp_layout_of(const mmp_header *h, mmp_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->nplanes = (int)h->planes;
+    l->ncolour = h->planes >= 3 ? 3 : 1;
+    l->alpha = (int)h->alpha;
+    l->transform = (int)h->transform;
+    l->chroma = (int)h->chroma;
+    l->width = (int)h->width;
+    l->height = (int)h->height;
+    l->maxval = (int)h->maxval;
+    for (int p = 0; p < l->nplanes; p++) {
+        const int chroma = p == 1 || p == 2;
+        const int sub = l->ncolour == 3 && chroma && l->chroma == MMP_CHROMA_420;
+        l->w[p] = sub ? (l->width + 1) / 2 : l->width;
+        l->h[p] = sub ? (l->height + 1) / 2 : l->height;
+        l->maxv[p] =
+            l->ncolour == 3 && chroma && l->transform == MMP_TRANSFORM_YCOCG_R ? 2 * l->maxval
+                                                                              : l->maxval;
+    }
+}
+
+/* floor(v / 2^k) without relying on how >> treats negative numbers. */
+static inline int64_t floor_shift(int64_t v, int k)
+{
+    const int64_t d = (int64_t)1 << k;
+    return v >= 0 ? v / d : -((-v + d - 1) / d);
+}
+
+static inline int clip(int64_t v, int maxval)
+{
+    return v < 0 ? 0 : v > maxval ? maxval : (int)v;
+}
+
+/* BT.601 full range in 16-bit fixed point (the JPEG/JFIF matrix). */
+enum {
+    YR = 19595, YG = 38470, YB = 7471,        /* sum 65536 */
+    UR = -11059, UG = -21709, UB = 32768,     /* sum 0 */
+    VR = 32768, VG = -27439, VB = -5329,      /* sum 0 */
+    RV = 91881, GU = -22554, GV = -46802, BU = 116130,
+    HALF16 = 32768
+};
+
+static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, int *v)
+{
+    const int m = l->maxval;
+    if (l->transform == MMP_TRANSFORM_YCOCG_R) {
+        const int co = r - b, t = b + (int)floor_shift(co, 1), cg = g - t;
+        *y = t + (int)floor_shift(cg, 1);
+        *u = co + m;
+        *v = cg + m;
+    } else {
+        const int64_t off = (int64_t)((m + 1) / 2) << 16;
+        *y = (int)(((int64_t)YR * r + (int64_t)YG * g + (int64_t)YB * b + HALF16) >> 16);
+        *u = clip((UR * (int64_t)r + UG * (int64_t)g + UB * (int64_t)b + off + HALF16) >> 16, m);
+        *v = clip((VR * (int64_t)r + VG * (int64_t)g + VB * (int64_t)b + off + HALF16) >> 16, m);
+    }
+}
+
+static void inverse(const mmp_layout *l, int y, int u, int v, uint16_t *rgb)
+{
+    const int m = l->maxval;
+    if (l->transform == MMP_TRANSFORM_YCOCG_R) {
+        const int co = u - m, cg = v - m;
+        const int t = y - (int)floor_shift(cg, 1), g = cg + t, b = t - (int)floor_shift(co, 1);
+        rgb[0] = (uint16_t)clip(b + co, m);
+        rgb[1] = (uint16_t)clip(g, m);
+        rgb[2] = (uint16_t)clip(b, m);
+    } else {
+        const int64_t du = u - (m + 1) / 2, dv = v - (m + 1) / 2;
+        rgb[0] = (uint16_t)clip(y + floor_shift(RV * dv + HALF16, 16), m);
+        rgb[1] = (uint16_t)clip(y + floor_shift(GU * du + GV * dv + HALF16, 16), m);
+        rgb[2] = (uint16_t)clip(y + floor_shift(BU * du + HALF16, 16), m);
+    }
+}
+
+void mmp_planes_from_image(const mmp_layout *l, const mmp_image *img, uint16_t *const planes[])
+{
+    const int w = l->width, h = l->height, ch = mmp_image_channels(img);
+    const long n = (long)w * h;
+    if (l->ncolour == 1) {
+        for (long i = 0; i < n; i++)
+            planes[0][i] = img->pix[i * ch];
+    } else {
+        const int sub = l->chroma == MMP_CHROMA_420;
+        const int cw = l->w[1];
+        if (sub) {
+            memset(planes[1], 0, sizeof(uint16_t) * (size_t)l->w[1] * l->h[1]);
+            memset(planes[2], 0, sizeof(uint16_t) * (size_t)l->w[2] * l->h[2]);
+        }
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const uint16_t *px = img->pix + ((long)y * w + x) * ch;
+                int yy, u, v;
+                forward(l, px[0], px[1], px[2], &yy, &u, &v);
+                planes[0][(long)y * w + x] = (uint16_t)yy;
+                if (!sub) {
+                    planes[1][(long)y * w + x] = (uint16_t)u;
+                    planes[2][(long)y * w + x] = (uint16_t)v;
+                    continue;
+                }
+                /* The 2 x 2 pixels of chroma sample (y/2, x/2) that exist,
+                 * averaged with halves rounded up, once the last is seen. */
+                const int last_x = (x & 1) || x == w - 1, last_y = (y & 1) || y == h - 1;
+                if (last_x && last_y) {
+                    const int x0 = x & ~1, y0 = y & ~1;
+                    int64_t su = 0, sv = 0, cnt = 0;
+                    for (int yy2 = y0; yy2 <= y; yy2++)
+                        for (int xx2 = x0; xx2 <= x; xx2++) {
+                            const uint16_t *q = img->pix + ((long)yy2 * w + xx2) * ch;
+                            int a, b2, c2;
+                            forward(l, q[0], q[1], q[2], &a, &b2, &c2);
+                            su += b2;
+                            sv += c2;
+                            cnt++;
+                        }
+                    planes[1][(long)(y / 2) * cw + x / 2] = (uint16_t)((2 * su + cnt) / (2 * cnt));
+                    planes[2][(long)(y / 2) * cw + x / 2] = (uint16_t)((2 * sv + cnt) / (2 * cnt));
+                }
+            }
+    }
+    if (l->alpha != MMP_ALPHA_NONE)
+        for (long i = 0; i < n; i++)
+            planes[l->nplanes - 1][i] = img->pix[i * ch + ch - 1];
+}
+
+/* Chroma sample (i, j) of a w x h plane clamped to it. */
+static inline int at(const uint16_t *c, int w, int h, int i, int j)
+{
+    i = i < 0 ? 0 : i >= h ? h - 1 : i;
+    j = j < 0 ? 0 : j >= w ? w - 1 : j;
+    return c[(long)i * w + j];
+}
+
+/* Pixel (y, x) of a 4:2:0 chroma plane brought to full resolution: each
+ * chroma sample sits between its 2 x 2 pixels, weights 3/4 and 1/4 per
+ * direction (section 7.3). */
+static inline int upsample(const uint16_t *c, int w, int h, int y, int x)
+{
+    const int i0 = y >> 1, i1 = (y & 1) ? i0 + 1 : i0 - 1;
+    const int j0 = x >> 1, j1 = (x & 1) ? j0 + 1 : j0 - 1;
+    return (9 * at(c, w, h, i0, j0) + 3 * at(c, w, h, i0, j1) + 3 * at(c, w, h, i1, j0) +
+            at(c, w, h, i1, j1) + 8) >> 4;
+}
+
+void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], mmp_image *img)
+{
+    const int w = l->width, h = l->height, ch = l->nplanes;
+    const long n = (long)w * h;
+    if (l->ncolour == 1) {
+        for (long i = 0; i < n; i++)
+            img->pix[i * ch] = planes[0][i];
+    } else {
+        const int sub = l->chroma == MMP_CHROMA_420;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const long i = (long)y * w + x;
+                const int u = sub ? upsample(planes[1], l->w[1], l->h[1], y, x) : planes[1][i];
+                const int v = sub ? upsample(planes[2], l->w[2], l->h[2], y, x) : planes[2][i];
+                inverse(l, planes[0][i], u, v, img->pix + i * ch);
+            }
+    }
+    if (l->alpha != MMP_ALPHA_NONE)
+        for (long i = 0; i < n; i++)
+            img->pix[i * ch + ch - 1] = planes[l->nplanes - 1][i];
+}
+
+double mmp_plane_weight(const mmp_layout *l, int p)
+{
+    if (l->ncolour == 1 || p == 0 || p == 3)
+        return 1.0;
+    /* The squares of the plane's column of the inverse matrix, over three
+     * channels. */
+    double w;
+    if (l->transform == MMP_TRANSFORM_YCOCG_R)
+        w = p == 1 ? (0.25 + 0.25) / 3 : (0.25 + 0.25 + 0.25) / 3;
+    else if (p == 1)
+        w = ((double)GU * GU + (double)BU * BU) / (65536.0 * 65536.0) / 3;
+    else
+        w = ((double)RV * RV + (double)GV * GV) / (65536.0 * 65536.0) / 3;
+    /* A subsampled sample's error reaches about four pixels. */
+    return l->chroma == MMP_CHROMA_420 ? 4 * w : w;
+}

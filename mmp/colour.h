@@ -1,0 +1,53 @@
+/*
+ * The planes of an image (docs/format.md section 7): how many the header
+ * announces, their sizes and sample ranges, the colour transform between
+ * them and the image's channels, and the chroma resampling. The inverse
+ * direction (planes to image) is normative and shared by the decoder and the
+ * encoder's reconstruction; the forward one is the encoder's.
+ */
+#ifndef MMP_MMP_COLOUR_H
+#define MMP_MMP_COLOUR_H
+
+#include <stdint.h>
+
+#include "common/container.h"
+#include "mmp/mmp.h"
+
+#define MMP_MAX_PLANES 4
+
+typedef struct mmp_layout {
+    int nplanes;                 /* coded planes, alpha included (the header's planes) */
+    int ncolour;                 /* 1 grey or 3 colour planes first */
+    int alpha;                   /* MMP_ALPHA_*: how the last plane is coded */
+    int transform, chroma;       /* MMP_TRANSFORM_*, MMP_CHROMA_* */
+    int width, height, maxval;   /* of the image */
+    int w[MMP_MAX_PLANES], h[MMP_MAX_PLANES], maxv[MMP_MAX_PLANES];
+} mmp_layout;
+
+/* The layout a valid header describes. */
+void mmp_layout_of(const mmp_header *h, mmp_layout *l);
+
+/* The image's channels: planes, in the image's order (grey or RGB, then alpha). */
+static inline int mmp_layout_channels(const mmp_layout *l)
+{
+    return l->nplanes;
+}
+
+/*
+ * The encoder's planes of img (same channels as the layout): the forward
+ * transform at full resolution, then for 4:2:0 the chroma planes averaged
+ * over 2 x 2 pixels (section 9). planes[p] must hold w[p] * h[p] samples.
+ */
+void mmp_planes_from_image(const mmp_layout *l, const mmp_image *img, uint16_t *const planes[]);
+
+/*
+ * The normative output (section 7): chroma upsampled, the inverse transform,
+ * alpha copied. img must be allocated with the layout's size and channels.
+ */
+void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], mmp_image *img);
+
+/* How much an error of one sample of plane p weighs in the RGB squared
+ * error, per sample of the plane (the encoder's chroma lambda). */
+double mmp_plane_weight(const mmp_layout *l, int p);
+
+#endif
