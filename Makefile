@@ -233,27 +233,46 @@ check-install: all
 	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
 
 # ---------------------------------------------------------------- make rd
-# Rate-distortion results in $(RD_DIR): the mmp sweep in both coding orders
+# Rate-distortion results in $(RD_DIR), for two sets of images; make rd
+# makes both, make rd-grey or make rd-colour one.
+#
+# rd-grey, the gray images $(RD_IMAGES): the mmp sweep in both coding orders
 # (rd-mmp.csv, codecs mmp and mmp-wavefront; resumable: rows already there
 # are kept, so only missing image x lambda x engine x order runs are
 # encoded; delete the file to measure a changed encoder), the standard
 # codecs (rd-anchors-local.csv, also resumable), the BD-rates against JPEG
-# 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png). Override
-# RD_IMAGES, RD_LAMBDAS, RD_ENGINES (comma-separated), RD_JOBS or RD_DIR.
+# 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png).
+#
+# rd-colour, the colour images $(RD_COLOUR_IMAGES): the same in colour,
+# raster order only: rd-mmp-colour.csv (psnr is the RGB PSNR),
+# rd-anchors-colour-local.csv (the codecs' usual colour settings, with
+# psnr_y and chroma), bdrate-vs-j2k-colour.md (BD-rates on RGB PSNR) and
+# the plots rd-colour-IMAGE.png and time-colour-*.png (up to
+# $(RD_COLOUR_MAX_BPP) bpp). When the mmp colour sweep fails (a library that
+# does not code colour yet refuses every image), the other codecs' rows,
+# table and plots are still made, and rd-colour fails at the end, naming it.
+#
+# Override RD_IMAGES, RD_COLOUR_IMAGES, RD_LAMBDAS, RD_ENGINES
+# (comma-separated), RD_JOBS, RD_DIR or RD_COLOUR_MAX_BPP.
 # The codec tools come from scripts/install-deps.sh --extra; a
 # codec whose tools are missing is skipped with a warning.
 RD_DIR     ?= docs/results
 RD_IMAGES  ?= $(wildcard images/*.pgm)
+RD_COLOUR_IMAGES ?= $(wildcard images/colour/*.ppm)
+RD_COLOUR_MAX_BPP ?= 4
 RD_LAMBDAS ?= 1,3,10,30,100,300,1000
 RD_ENGINES ?= seq
 RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 RD_CSV      = $(RD_DIR)/rd-mmp.csv $(RD_DIR)/rd-anchors-local.csv
+RD_CSV_COLOUR = $(RD_DIR)/rd-mmp-colour.csv $(RD_DIR)/rd-anchors-colour-local.csv
 
-.PHONY: rd rd-deps
+.PHONY: rd rd-grey rd-colour rd-deps
 rd-deps:
 	-@sh scripts/install-deps.sh --if-missing --extra
 
-rd: all rd-deps
+rd: rd-grey rd-colour
+
+rd-grey: all rd-deps
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
 	    -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
@@ -263,7 +282,21 @@ rd: all rd-deps
 	    && mv $(RD_DIR)/bdrate-vs-j2k.md.tmp $(RD_DIR)/bdrate-vs-j2k.md \
 	    || { rm -f $(RD_DIR)/bdrate-vs-j2k.md.tmp; echo "make rd: no BD-rate table (no JPEG 2000 curves?)" >&2; }
 	python3 scripts/plot -o $(RD_DIR) $(RD_CSV)
-	@echo "make rd: results in $(RD_DIR): $(notdir $(RD_CSV)) bdrate-vs-j2k.md rd-*.png time-*.png"
+	@echo "make rd-grey: results in $(RD_DIR): $(notdir $(RD_CSV)) bdrate-vs-j2k.md rd-*.png time-*.png"
+
+rd-colour: all rd-deps
+	@mmp=0; python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
+	    -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
+	[ $$mmp = 0 ] || echo "make rd-colour: the mmp colour sweep failed (see above); the other codecs go on" >&2; \
+	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-colour-local.csv $(RD_COLOUR_IMAGES) || exit 1; \
+	csv=$$(for f in $(RD_CSV_COLOUR); do [ -f $$f ] && echo $$f; done); \
+	python3 scripts/bdrate --test all --ref j2k --markdown $$csv > $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp \
+	    && mv $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp $(RD_DIR)/bdrate-vs-j2k-colour.md \
+	    || { rm -f $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp; echo "make rd-colour: no BD-rate table (no JPEG 2000 curves?)" >&2; }; \
+	python3 scripts/plot -o $(RD_DIR) --tag colour --max-bpp $(RD_COLOUR_MAX_BPP) --ylabel 'RGB PSNR (dB)' $$csv \
+	    || exit 1; \
+	echo "make rd-colour: results in $(RD_DIR): $(notdir $(RD_CSV_COLOUR)) bdrate-vs-j2k-colour.md rd-colour-*.png"; \
+	[ $$mmp = 0 ] || { echo "make rd-colour: failed: the mmp colour sweep (rd-mmp-colour.csv) has failed jobs" >&2; exit 1; }
 
 # Engine benchmark: median encode and decode seconds per engine and thread
 # count, speedup over seq, and a check that every engine writes the same

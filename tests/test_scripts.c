@@ -11,7 +11,16 @@
  *    pixels, PSNR > 0); running it again adds no row, a new lambda one row;
  *  - compare: JPEG only, when cjpeg and djpeg are installed (skipped
  *    otherwise), same schema and resumability; a codec whose tools are not on
- *    PATH is skipped with a warning.
+ *    PATH is skipped with a warning;
+ *  - colour: compare's RGB PSNR and luma PSNR of two small PPM files against
+ *    the values this test computes itself; compare on a colour PPM with JPEG
+ *    (the colour schema, chroma 420, the bytes of cjpeg 4:2:0 -optimize run
+ *    here, and the RGB PSNR of djpeg's output computed here); rd-sweep with
+ *    a fake mmp-enc and mmp-dec (shell scripts): the reconstruction and
+ *    decode extension by the input's kind (.pgm, .ppm, .pam), --enc-args
+ *    passed verbatim, --codec-name, extra --stats keys ignored, a decode
+ *    that differs from the reconstruction fails; bdrate on a colour CSV
+ *    (psnr and --column psnr_y, avif and avif420 in the table).
  *
  * Everything is written into a private mkdtemp directory, removed at the end.
  * Tests skip when python3 (or $MMP_BIN, for rd-sweep) is missing.
@@ -24,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -389,6 +399,270 @@ static void test_compare_missing_tool(void **state)
     assert_int_equal(check_csv("none.csv", 0, "jpeg"), 0);
 }
 
+
+/* ----------------------------------------------------------------- colour */
+
+#define CW 12
+#define CH 8
+
+/* A CW x CH 8-bit RGB pattern; with `perturb`, some samples moved by known
+ * amounts. */
+static void colour_pattern(uint8_t *px, int perturb)
+{
+    for (int i = 0; i < CW * CH * 3; i++)
+        px[i] = (uint8_t)((i * 37 + (i / 3) * 11 + (i % 3) * 70) % 251);
+    if (perturb)   /* R of every other pixel +5, B of every fourth -20, G unchanged */
+        for (int p = 0; p < CW * CH; p++) {
+            int r = px[3 * p] + (p % 2 ? 0 : 5), bl = px[3 * p + 2] - (p % 4 ? 0 : 20);
+            px[3 * p] = (uint8_t)(r > 255 ? 255 : r);
+            px[3 * p + 2] = (uint8_t)(bl < 0 ? 0 : bl);
+        }
+}
+
+static void write_ppm(const char *name, int w, int h, const uint8_t *px)
+{
+    char p[256], head[64];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int n = snprintf(head, sizeof head, "P6\n%d %d\n255\n", w, h);
+    size_t len = (size_t)n + (size_t)w * h * 3;
+    uint8_t *b = malloc(len);
+    assert_non_null(b);
+    memcpy(b, head, (size_t)n);
+    memcpy(b + n, px, (size_t)w * h * 3);
+    write_file(p, b, len);
+    free(b);
+}
+
+/* The samples of a binary PPM in dir (maxval 255) into px; returns w * h. */
+static int read_ppm(const char *name, int w, int h, uint8_t *px)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    size_t len;
+    uint8_t *b = slurp(p, &len);
+    assert_non_null(b);
+    int fw, fh, mx, off = 0;
+    assert_int_equal(sscanf((char *)b, "P6 %d %d %d%n", &fw, &fh, &mx, &off), 3);
+    assert_int_equal(fw, w);
+    assert_int_equal(fh, h);
+    assert_int_equal(mx, 255);
+    off++;   /* the one white space after maxval */
+    assert_true(len >= (size_t)off + (size_t)w * h * 3);
+    memcpy(px, b + off, (size_t)w * h * 3);
+    free(b);
+    return w * h;
+}
+
+/* RGB PSNR (one MSE over all samples) and BT.601 luma PSNR, computed here. */
+static void rgb_psnr(const uint8_t *a, const uint8_t *b, int n, double *rgb, double *y)
+{
+    double se = 0, sey = 0;
+    for (int i = 0; i < n; i++) {
+        double dr = a[3 * i] - b[3 * i], dg = a[3 * i + 1] - b[3 * i + 1], db = a[3 * i + 2] - b[3 * i + 2];
+        se += dr * dr + dg * dg + db * db;
+        double dy = 0.299 * dr + 0.587 * dg + 0.114 * db;
+        sey += dy * dy;
+    }
+    *rgb = 10 * log10(255.0 * 255.0 * 3 * n / se);
+    *y = 10 * log10(255.0 * 255.0 * n / sey);
+}
+
+static void test_colour_psnr(void **state)
+{
+    (void)state;
+    need_python();
+    static uint8_t a[CW * CH * 3], b[CW * CH * 3];
+    colour_pattern(a, 0);
+    colour_pattern(b, 1);
+    write_ppm("ca.ppm", CW, CH, a);
+    write_ppm("cb.ppm", CW, CH, b);
+    double rgb, y;
+    rgb_psnr(a, b, CW * CH, &rgb, &y);
+    /* the perturbation is uneven over the channels: a PSNR over one channel
+     * (R here) or over luma only would differ */
+    double r, se = 0;
+    for (int i = 0; i < CW * CH; i++)
+        se += (double)(a[3 * i] - b[3 * i]) * (a[3 * i] - b[3 * i]);
+    r = 10 * log10(255.0 * 255.0 * CW * CH / se);
+    assert_true(fabs(rgb - y) > 0.5 && fabs(rgb - r) > 0.5);
+    assert_int_equal(run("\"$PY\" -c \"import importlib.machinery as m; "
+                         "c = m.SourceFileLoader('c', 'scripts/compare').load_module(); "
+                         "a = c.read_rgb('%s/ca.ppm')[2]; b = c.read_rgb('%s/cb.ppm')[2]; "
+                         "print('%%.6f %%.6f' %% (c.psnr(a, b), c.psnr_luma(a, b)))\"", dir, dir), 0);
+    double srgb, sy;
+    assert_int_equal(sscanf(cap_out, "%lf %lf", &srgb, &sy), 2);
+    if (fabs(srgb - rgb) > 1e-5 || fabs(sy - y) > 1e-5)
+        fail_msg("compare: RGB PSNR %.6f, luma %.6f; computed here %.6f, %.6f", srgb, sy, rgb, y);
+}
+
+static void test_compare_colour_jpeg(void **state)
+{
+    (void)state;
+    need_python();
+    if (!have_tool("cjpeg") || !have_tool("djpeg")) {
+        print_message("cjpeg/djpeg not installed: skipping compare in colour\n");
+        skip();
+    }
+    enum { W = 40, H = 24 };
+    static uint8_t a[W * H * 3], d[W * H * 3];
+    for (int i = 0; i < W * H; i++) {
+        int x = i % W, yy = i / W;
+        a[3 * i] = (uint8_t)(x * 6);
+        a[3 * i + 1] = (uint8_t)(yy * 10 + ((x * 7919 + yy * 31) % 17));
+        a[3 * i + 2] = (uint8_t)(255 - x * 3 - yy * 4);
+    }
+    write_ppm("rgb.ppm", W, H, a);
+    assert_int_equal(run("\"$PY\" scripts/compare -j 1 -c jpeg --setting jpeg=60 -o '%s/ccmp.csv' '%s/rgb.ppm'",
+                         dir, dir), 0);
+    /* the encoding and decoding of the colour anchors, run here */
+    assert_int_equal(run("cd '%s' && cjpeg -optimize -quality 60 -outfile t.jpg rgb.ppm && "
+                         "djpeg -pnm -outfile t.ppm t.jpg && wc -c < t.jpg", dir), 0);
+    long bytes = atol(cap_out);
+    assert_true(bytes > 0);
+    double rgb, y;
+    rgb_psnr(a, d, read_ppm("t.ppm", W, H, d), &rgb, &y);
+
+    static char text[4096];
+    char *line[8] = {0}, *f[13] = {0};
+    get("ccmp.csv", text, sizeof text);
+    assert_int_equal(lines(text, line, 8), 2);
+    assert_string_equal(line[0], SCHEMA ",psnr_y,chroma");
+    assert_int_equal(fields(line[1], f, 12), 12);
+    assert_string_equal(f[0], "rgb");
+    assert_int_equal(integer(f[1]), W);
+    assert_int_equal(integer(f[2]), H);
+    assert_string_equal(f[3], "jpeg");
+    assert_string_equal(f[4], "Q=60");
+    assert_int_equal(integer(f[5]), bytes);
+    assert_true(fabs(num(f[6]) - 8.0 * bytes / (W * H)) < 1e-5);
+    if (fabs(num(f[7]) - rgb) > 1e-4 || fabs(num(f[10]) - y) > 1e-4)
+        fail_msg("compare: psnr %s psnr_y %s; computed here %.4f %.4f", f[7], f[10], rgb, y);
+    assert_string_equal(f[11], "420");
+}
+
+/* A fake mmp-enc that logs the extension of --recon and its other options,
+ * copies the input to the reconstruction and the output, and prints the
+ * --stats line with keys rd-sweep does not know; a fake mmp-dec that copies
+ * the .mmp to its output, with two bytes more when it holds BAD. */
+static void fake_bin(void)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/fake", dir);
+    mkdir(p, 0755);
+    put("fake/mmp-enc",
+        "#!/bin/sh\n"
+        "rec=; args=\n"
+        "while [ $# -gt 2 ]; do\n"
+        "  case \"$1\" in --recon) rec=$2; shift 2 ;; *) args=\"$args $1\"; shift ;; esac\n"
+        "done\n"
+        "echo \"$(basename \"$1\") ${rec##*.}$args\" >> \"$(dirname \"$0\")/log\"\n"
+        "cp \"$1\" \"$rec\" && cp \"$1\" \"$2\" || exit 1\n"
+        "echo \"bytes=1 bpp=1 psnr=41.25 seconds=0.1 width=2 height=2 lambda=1 engine=seq channels=3 "
+        "psnr_r=40.1 psnr_g=42 note\"\n");
+    put("fake/mmp-dec",
+        "#!/bin/sh\n"
+        "cp \"$2\" \"$4\" || exit 1\n"
+        "if grep -q BAD \"$2\"; then echo x >> \"$4\"; fi\n");
+    snprintf(p, sizeof p, "chmod +x '%s/fake/mmp-enc' '%s/fake/mmp-dec'", dir, dir);
+    assert_int_equal(system(p), 0);
+}
+
+static void test_rdsweep_kinds(void **state)
+{
+    (void)state;
+    need_python();
+    fake_bin();
+    static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    /* PNG: signature and an IHDR of 2x2, 8 bits, colour types 6 (RGBA) and 2 (RGB) */
+    uint8_t png[33] = {0};
+    memcpy(png, png_sig, 8);
+    memcpy(png + 8, "\0\0\0\x0dIHDR\0\0\0\x02\0\0\0\x02\x08\x06", 26 - 8);
+    char p[256];
+    snprintf(p, sizeof p, "%s/rgba.png", dir);
+    write_file(p, png, sizeof png);
+    png[25] = 2;
+    snprintf(p, sizeof p, "%s/rgbpng.png", dir);
+    write_file(p, png, sizeof png);
+    put("grey.pgm", "P5\n2 2\n255\nabcd");
+    put("rgb.ppm", "P6\n2 2\n255\nabcdefghijkl");
+    put("ga.pam", "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\nabcdefgh");
+    put("g.pam", "P7\nWIDTH 2\nHEIGHT 2\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\nabcd");
+    assert_int_equal(run("\"$PY\" scripts/rd-sweep -j 1 -l 7 --bin '%s/fake' --enc-args \"--chroma '4 2 0'\" "
+                         "--codec-name mmp-420 -o '%s/kinds.csv' '%s/grey.pgm' '%s/rgb.ppm' '%s/ga.pam' "
+                         "'%s/g.pam' '%s/rgba.png' '%s/rgbpng.png'", dir, dir, dir, dir, dir, dir, dir, dir), 0);
+    static char log[4096];
+    get("fake/log", log, sizeof log);
+    static const char *want[] = {"grey.pgm pgm ", "rgb.ppm ppm ", "ga.pam pam ", "g.pam pgm ",
+                                 "rgba.png pam ", "rgbpng.png ppm "};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(log, want[i]))
+            fail_msg("fake mmp-enc's log has no '%s...':\n%s", want[i], log);
+    /* the options verbatim, as one argument each after shell splitting */
+    assert_non_null(strstr(log, " -l 7 -e seq -d 1024 --order raster --chroma 4 2 0\n"));
+    static char text[4096];
+    get("kinds.csv", text, sizeof text);
+    char *line[16] = {0}, *f[NCOL + 1] = {0};
+    int n = lines(text, line, 16);
+    assert_int_equal(n, 7);
+    for (int i = 1; i < n; i++) {
+        assert_int_equal(fields(line[i], f, NCOL), NCOL);
+        assert_string_equal(f[3], "mmp-420");
+        assert_string_equal(f[4], "lambda=7");
+        assert_string_equal(f[7], "41.25");
+    }
+
+    /* a decode that differs from the reconstruction is a failed job, no row */
+    put("bad.pam", "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\nBAD!");
+    assert_int_equal(run("\"$PY\" scripts/rd-sweep -j 1 -l 7 --bin '%s/fake' -o '%s/bad.csv' '%s/bad.pam'",
+                         dir, dir, dir), 1);
+    assert_non_null(strstr(cap_err, "differs from the encoder's reconstruction"));
+    get("fake/log", log, sizeof log);
+    assert_non_null(strstr(log, "bad.pam pam "));
+    /* an input of no known kind is refused before any job */
+    put("x.txt", "hello");
+    assert_int_not_equal(run("\"$PY\" scripts/rd-sweep -j 1 -l 7 --bin '%s/fake' -o '%s/x.csv' '%s/x.txt'",
+                             dir, dir, dir), 0);
+    assert_non_null(strstr(cap_err, "not a PGM, PPM, PAM or PNG"));
+}
+
+/* A colour CSV (the columns of scripts/compare in colour): on the RGB PSNR
+ * (psnr) avif420 needs half the rate of j2k and avif the same; psnr_y is
+ * 1.5 dB above psnr, 3.5 dB for avif. */
+static void test_bdrate_colour(void **state)
+{
+    (void)state;
+    need_python();
+    static const double bpp[] = {0.15, 0.4, 1.0, 2.0, 4.0};
+    static const double db[] = {27.0, 30.5, 34.0, 38.2, 43.0};
+    static const char *codec[] = {"j2k", "avif", "avif420"};
+    static const double rate[] = {1.0, 1.0, 0.5};
+    char text[8192];
+    size_t k = (size_t)snprintf(text, sizeof text, "%s,psnr_y,chroma\n", SCHEMA);
+    for (int c = 0; c < 3; c++)
+        for (int p = 0; p < 5; p++) {
+            double b = bpp[p] * rate[c];
+            /* psnr_y: the same curve for j2k and avif420 */
+            double y = db[p] + 1.5 + (c == 1 ? 2.0 : 0.0);
+            k += (size_t)snprintf(text + k, sizeof text - k, "alpha,64,64,%s,x=%d,%d,%.6f,%.4f,0.1,0.1,%.4f,%s\n",
+                                  codec[c], p, (int)(b * 512), b, db[p], y, c == 2 ? "420" : "444");
+        }
+    put("colour.csv", text);
+    assert_int_equal(run("\"$PY\" scripts/bdrate --test all --ref j2k --markdown '%s/colour.csv'", dir), 0);
+    assert_non_null(strstr(cap_out, "| image | avif | avif420 |"));
+    assert_non_null(strstr(cap_out, "| alpha | +0.00 % | -50.00 % |"));
+    assert_int_equal(run("\"$PY\" scripts/bdrate --test avif420 --ref j2k '%s/colour.csv'", dir), 0);
+    double r, ps;
+    bd_line("average", &r, &ps);
+    assert_true(fabs(r + 50.0) < 0.01);
+    /* on psnr_y, avif is 2 dB better than j2k at the same rate */
+    assert_int_equal(run("\"$PY\" scripts/bdrate --test avif --ref j2k --column psnr_y '%s/colour.csv'", dir), 0);
+    bd_line("average", &r, &ps);
+    assert_true(r < -10.0 && fabs(ps - 2.0) < 0.01);
+    /* a column that is not there */
+    assert_int_equal(run("\"$PY\" scripts/bdrate --test avif --ref j2k --column ssim '%s/colour.csv'", dir), 1);
+    assert_non_null(strstr(cap_err, "lacks the column"));
+}
+
 /* ------------------------------------------------------------------ main */
 
 static int group_setup(void **state)
@@ -431,6 +705,10 @@ int main(void)
         cmocka_unit_test(test_rdsweep_errors),
         cmocka_unit_test(test_compare_jpeg),
         cmocka_unit_test(test_compare_missing_tool),
+        cmocka_unit_test(test_colour_psnr),
+        cmocka_unit_test(test_compare_colour_jpeg),
+        cmocka_unit_test(test_rdsweep_kinds),
+        cmocka_unit_test(test_bdrate_colour),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
