@@ -3,6 +3,14 @@
  * resampling against independent formulas, and encodes of colour, grey +
  * alpha and colour + alpha crops whose decodes equal the encoder's
  * reconstruction, in every engine, with alpha exact.
+ *
+ * Tuning: `test_colour --tune CODEC TRANSFORM CHROMA CHROMA_LAMBDA ENGINE
+ * LAMBDAS IMAGE.ppm...` runs no test but encodes each 8-bit PPM at each
+ * lambda (comma-separated) with those settings and engine (ENGINE:THREADS
+ * sets its threads) (transform ycbcr or ycocg-r,
+ * chroma 420 or 444), checks that the decode equals the reconstruction, and
+ * prints rows of scripts/rd-sweep's CSV (codec CODEC, RGB PSNR) on stdout,
+ * for scripts/bdrate (docs/results/tuning/colour-2026-11-23.md).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -14,6 +22,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <netpbm/pam.h>
 
 #include "common/container.h"
 #include "kernels/engine.h"
@@ -388,8 +397,89 @@ static void test_engines_switch_dictionary(void **state)
     mmp_dict_free(&d);
 }
 
-int main(void)
+static int tune(int argc, char **argv)
 {
+    if (argc < 9) {
+        fprintf(stderr, "usage: test_colour --tune CODEC ycbcr|ycocg-r 420|444 CHROMA_LAMBDA "
+                        "ENGINE[:THREADS] L1,L2,... IMAGE.ppm...\n");
+        return 2;
+    }
+    pm_init(argv[0], 0);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    st.transform = strcmp(argv[3], "ycocg-r") ? MMP_TRANSFORM_YCBCR : MMP_TRANSFORM_YCOCG_R;
+    st.chroma = strcmp(argv[4], "444") ? MMP_CHROMA_420 : MMP_CHROMA_444;
+    st.chroma_lambda = atof(argv[5]);
+    /* ENGINE or ENGINE:THREADS */
+    static char engine[64];
+    snprintf(engine, sizeof engine, "%s", argv[6]);
+    if (strchr(engine, ':')) {
+        st.threads = atoi(strchr(engine, ':') + 1);
+        *strchr(engine, ':') = 0;
+    }
+    st.engine = engine;
+    for (int f = 8; f < argc; f++) {
+        FILE *in = fopen(argv[f], "rb");
+        if (!in) {
+            perror(argv[f]);
+            return 1;
+        }
+        struct pam pam;
+        tuple **rows = pnm_readpam(in, &pam, PAM_STRUCT_SIZE(tuple_type));
+        fclose(in);
+        mmp_image img;
+        if (pam.depth != 3 || mmp_image_alloc_channels(&img, pam.width, pam.height, 3,
+                                                       (int)pam.maxval)) {
+            fprintf(stderr, "%s: not an RGB image\n", argv[f]);
+            return 1;
+        }
+        for (int y = 0; y < pam.height; y++)
+            for (int x = 0; x < pam.width; x++)
+                for (int k = 0; k < 3; k++)
+                    img.pix[((long)y * pam.width + x) * 3 + k] = (uint16_t)rows[y][x][k];
+        pnm_freepamarray(rows, &pam);
+        char name[256];
+        const char *base = strrchr(argv[f], '/') ? strrchr(argv[f], '/') + 1 : argv[f];
+        snprintf(name, sizeof name, "%s", base);
+        if (strrchr(name, '.'))
+            *strrchr(name, '.') = 0;
+        char lambdas[256];
+        snprintf(lambdas, sizeof lambdas, "%s", argv[7]);
+        for (char *tok = strtok(lambdas, ","); tok; tok = strtok(NULL, ",")) {
+            st.lambda = atof(tok);
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            mmp_image rec, dec;
+            mmp_enc_stats stats;
+            char why[256];
+            if (mmp_encode(&st, &img, &buf, &len, &rec, &stats, why, sizeof why)) {
+                fprintf(stderr, "%s: %s\n", argv[f], why);
+                return 1;
+            }
+            const double t0 = now_seconds();
+            if (mmp_decode(buf, len, &dec, why, sizeof why) ||
+                memcmp(dec.pix, rec.pix, sizeof(uint16_t) * 3 * img.width * img.height)) {
+                fprintf(stderr, "%s: the decode differs from the reconstruction\n", argv[f]);
+                return 1;
+            }
+            const double dec_s = now_seconds() - t0;
+            printf("%s,%d,%d,%s,lambda=%s,%zu,%.6f,%.4f,%.3f,%.3f\n", name, img.width,
+                   img.height, argv[2], tok, len, 8.0 * len / ((double)img.width * img.height),
+                   mmp_psnr(&img, &rec), stats.seconds, dec_s);
+            fflush(stdout);
+            free(buf);
+            mmp_image_free(&rec);
+            mmp_image_free(&dec);
+        }
+        mmp_image_free(&img);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--tune") == 0)
+        return tune(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ycocg_r_reversible),
         cmocka_unit_test(test_ycbcr_matches_bt601),

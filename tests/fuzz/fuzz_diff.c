@@ -62,12 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_make_image(data, size, w, h, &img);
     mmp_settings s;
     fuzz_settings(data, size, 0, &s);
+    fuzz_fit_settings(&s, &img);
     uint8_t *buf0;
     size_t len0;
     fuzz_encode_checked(&s, &img, &buf0, &len0, &rec0);
     fuzz_decode_equal(buf0, len0, &rec0);
 
-    size_t npix = (size_t)img.width * img.height;
+    size_t npix = (size_t)img.width * img.height * (size_t)img.channels;
     for (size_t i = 0; i < NENGINES; i++) {
         if (engine_state[i] < 0)
             continue;
@@ -93,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "fuzz_diff: the %s engine's file differs from seq's\n", engines[i]);
             abort();
         }
-        if (rec.width != rec0.width || rec.height != rec0.height || rec.maxval != rec0.maxval ||
+        if (rec.width != rec0.width || rec.height != rec0.height || rec.maxval != rec0.maxval || rec.channels != rec0.channels ||
             memcmp(rec.pix, rec0.pix, sizeof(uint16_t) * npix) != 0) {
             fprintf(stderr, "fuzz_diff: the %s engine's reconstruction differs from seq's\n",
                     engines[i]);

@@ -39,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     1 + (int)(byte_at(data, size, 1) % MAX_HEIGHT), &img);
     mmp_settings s;
     fuzz_settings(data, size, 1, &s);
+    fuzz_fit_settings(&s, &img);
     uint8_t *buf;
     size_t len;
     fuzz_encode_checked(&s, &img, &buf, &len, &rec);

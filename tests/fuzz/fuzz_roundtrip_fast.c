@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_make_image(data, size, w, h, &img);
     mmp_settings s;
     fuzz_settings(data, size, 0, &s);
+    fuzz_fit_settings(&s, &img);
     uint8_t *buf;
     size_t len;
     fuzz_encode_checked(&s, &img, &buf, &len, &rec);

@@ -145,10 +145,19 @@ static inline unsigned sample_at(const uint8_t *d, size_t n, size_t k, int wide)
     return d[FUZZ_DATA_OFF + (2 * k) % m] | (unsigned)d[FUZZ_DATA_OFF + (2 * k + 1) % m] << 8;
 }
 
+/* The channels of the image (byte 6 / 8 % 4: 1 grey, 2 grey + alpha, 3 RGB,
+ * 4 RGBA), so that seeds of grey images stay grey. */
+static inline int fuzz_channels(const uint8_t *d, size_t n)
+{
+    return 1 + (int)(byte_at(d, n, 6) / 8 % 4);
+}
+
 /* A w x h image from the input (layout: fuzz_roundtrip.c; the caller derives
- * the sizes from bytes 0 and 1). */
+ * the sizes from bytes 0 and 1), its channels from fuzz_channels: the samples
+ * of all channels, interleaved, drawn as one sequence. */
 static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp_image *img)
 {
+    const int ch = fuzz_channels(d, n);
     unsigned mb = byte_at(d, n, 2);
     int maxval;
     switch (mb % 4) {
@@ -157,7 +166,7 @@ static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp
     case 2: maxval = 1 + (int)(mb / 4); break;
     default: maxval = 1 + (int)((byte_at(d, n, 8) | byte_at(d, n, 9) << 8) % 65535); break;
     }
-    if (mmp_image_alloc(img, w, h, maxval))
+    if (mmp_image_alloc_channels(img, w * ch, h, 1, maxval))
         abort();
     int wide = maxval > 255;
     unsigned mode = byte_at(d, n, 6) % 4, step = byte_at(d, n, 7);
@@ -193,6 +202,10 @@ static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp
             }
             img->pix[k] = (uint16_t)(v % ((uint32_t)maxval + 1));
         }
+    /* The samples were drawn as a (w * ch) x h grey image: the same memory
+     * read as w x h pixels of ch channels. */
+    img->width = w;
+    img->channels = ch;
 }
 
 /* The sizes of the fast targets (fuzz_roundtrip_fast, fuzz_diff): width
@@ -216,8 +229,10 @@ static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
  * full = 0 (the fast targets): lambda 0, 1, 4, 10, 30, 100, 300 or 1000
  * (b % 8), dict_cap 64, 65, 96 or 128 (b % 4). Redundancy (byte 5): b < 128
  * derived from lambda, else (b - 128) / 4; order (byte 6): b / 4 % 2 = 0
- * wavefront, 1 raster. Engine seq, one thread.
- */
+ * wavefront, 1 raster; colour (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr
+ * above maxval 32767: the encoder refuses YCoCg-R there), b / 64 % 2 = 0
+ * 4:2:0, 1 4:4:4; alpha (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one
+ * thread. */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -237,6 +252,16 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->engine = "seq";
     s->threads = 1;
     s->order = byte_at(d, n, 6) / 4 % 2 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT;
+    s->transform = byte_at(d, n, 6) / 32 % 2 ? MMP_TRANSFORM_YCOCG_R : MMP_TRANSFORM_YCBCR;
+    s->chroma = byte_at(d, n, 6) / 64 % 2 ? MMP_CHROMA_444 : MMP_CHROMA_420;
+    s->alpha = rb % 2 ? MMP_ALPHA_MMP : MMP_ALPHA_EXACT;
+}
+
+/* Settings that the image allows: YCoCg-R only up to maxval 32767. */
+static inline void fuzz_fit_settings(mmp_settings *s, const mmp_image *img)
+{
+    if (img->maxval > 32767)
+        s->transform = MMP_TRANSFORM_YCBCR;
 }
 
 /* ------------------------------------------------ encode, then decode */
@@ -256,12 +281,19 @@ static inline void fuzz_encode_checked(const mmp_settings *s, const mmp_image *i
     if (mmp_header_parse(*buf, *len, &h, err, sizeof err) || h.width != (uint32_t)img->width ||
         h.height != (uint32_t)img->height || h.maxval != (uint32_t)img->maxval ||
         h.dict_cap != (uint32_t)s->dict_cap || h.order != (uint32_t)s->order ||
-        rec->width != img->width || rec->height != img->height || rec->maxval != img->maxval)
+        rec->width != img->width || rec->height != img->height || rec->maxval != img->maxval ||
+        h.planes != (uint32_t)mmp_image_channels(img) || rec->channels != mmp_image_channels(img))
         abort();
-    size_t n = (size_t)img->width * img->height;
+    const int ch = mmp_image_channels(img);
+    size_t n = (size_t)img->width * img->height * ch;
     for (size_t i = 0; i < n; i++)
         if (rec->pix[i] > rec->maxval)
             abort();
+    /* Alpha coded exactly comes back exactly. */
+    if (mmp_image_has_alpha(img) && s->alpha == MMP_ALPHA_EXACT)
+        for (size_t i = ch - 1; i < n; i += ch)
+            if (rec->pix[i] != img->pix[i])
+                abort();
 }
 
 /* Decode buf[0..len): it must succeed and equal rec sample for sample. */
@@ -270,8 +302,9 @@ static inline void fuzz_decode_equal(const uint8_t *buf, size_t len, const mmp_i
     char err[512] = "";
     mmp_image dec = {0};
     if (mmp_decode(buf, len, &dec, err, sizeof err) || dec.width != rec->width ||
-        dec.height != rec->height || dec.maxval != rec->maxval ||
-        memcmp(dec.pix, rec->pix, sizeof(uint16_t) * (size_t)dec.width * dec.height) != 0)
+        dec.height != rec->height || dec.maxval != rec->maxval || dec.channels != rec->channels ||
+        memcmp(dec.pix, rec->pix,
+               sizeof(uint16_t) * (size_t)dec.width * dec.height * dec.channels) != 0)
         abort(); /* decoder output differs from the encoder's reconstruction */
     mmp_image_free(&dec);
 }
