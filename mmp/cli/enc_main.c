@@ -382,7 +382,7 @@ int main(int argc, char **argv)
             stats.seconds = rc.seconds;
             if (!quiet)
                 fprintf(stderr,
-                        "%s: lambda %.15g chosen (%s %g) after %d probes in %.3f s: %zu bytes, "
+                        "%s: lambda %.15g chosen (%s %.15g) after %d probes in %.3f s: %zu bytes, "
                         "%.4f bpp, PSNR %.4f dB\n",
                         prog, p->lambda, mmp_ratectl_option(rc_kind), rc_target, rc.probes,
                         rc.seconds, p->bytes, p->bpp, p->psnr);

@@ -70,8 +70,8 @@ static double now(void)
 /* One probe as the search sees it. */
 typedef struct point {
     long long q8;
-    double t;        /* log lambda (lambda 0 stands at log(1/512)) */
-    double y;        /* log payload bytes, or PSNR */
+    double t; /* log lambda (lambda 0 stands at log(1/512)) */
+    double y; /* log payload bytes, or PSNR */
     size_t bytes;
     double bpp, psnr;
 } point;
@@ -80,12 +80,15 @@ typedef struct search {
     int kind;
     double target;
     double pixels;
-    double ystar;    /* the y aimed at */
+    double ystar; /* the y aimed at */
     point p[MMP_RATE_MAX_PROBES];
     int n;
 } search;
 
-static double t_of(long long q8) { return log(q8 > 0 ? (double)q8 : 0.5) - log(256.0); }
+static double t_of(long long q8)
+{
+    return log(q8 > 0 ? (double)q8 : 0.5) - log(256.0);
+}
 
 /* The probe is within the stopping tolerance of the target. */
 static int in_tolerance(const search *s, const point *p)
@@ -133,16 +136,23 @@ static int better(const search *s, const point *a, const point *b)
         return fabs(log(a->bpp / s->target)) < fabs(log(b->bpp / s->target));
     }
     default:
-        /* The smallest acceptable file (at equal size the higher PSNR);
-         * else the highest PSNR. */
-        if (ma)
+        /* The smallest file within 0.05 dB of the target, else the smallest
+         * above it (at equal size the higher PSNR); else the highest PSNR. */
+        if (ma) {
+            const int ia = in_tolerance(s, a), ib = in_tolerance(s, b);
+            if (ia != ib)
+                return ia;
             return a->bytes < b->bytes || (a->bytes == b->bytes && a->psnr > b->psnr);
+        }
         return a->psnr > b->psnr;
     }
 }
 
 /* The probe lies above the target's y: lambda must grow. */
-static int high(const search *s, const point *p) { return p->y > s->ystar; }
+static int high(const search *s, const point *p)
+{
+    return p->y > s->ystar;
+}
 
 static int probed(const search *s, long long q8)
 {
@@ -286,22 +296,21 @@ static void unreachable(const search *s, const point *best, int why, char *errbu
     fmt_probe(got, sizeof got, best);
     const char *opt = mmp_ratectl_option(s->kind);
     if (why == 1)
-        snprintf(errbuf, errlen,
-                 "%s %g cannot be %s: the smallest file (%s) is still too large", opt,
-                 s->target, s->kind == MMP_RATE_BYTES ? "met" : "reached", got);
+        snprintf(errbuf, errlen, "%s %.15g cannot be %s: the smallest file (%s) is still too large",
+                 opt, s->target, s->kind == MMP_RATE_BYTES ? "met" : "reached", got);
     else if (why == 2)
         snprintf(errbuf, errlen,
-                 "%s %g cannot be reached: the highest quality (%s) is still too %s", opt,
+                 "%s %.15g cannot be reached: the highest quality (%s) is still too %s", opt,
                  s->target, got, s->kind == MMP_RATE_PSNR ? "low" : "small");
     else
-        snprintf(errbuf, errlen, "%s %g not reached in %d probes: the closest was %s", opt,
+        snprintf(errbuf, errlen, "%s %.15g not reached in %d probes: the closest was %s", opt,
                  s->target, s->n, got);
 }
 
 int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, double target,
-                  uint8_t **out, size_t *outlen, mmp_image *recon, mmp_enc_stats *stats,
-                  mmp_ratectl_result *res, FILE *trace, const char *prog, char *errbuf,
-                  size_t errlen)
+                       uint8_t **out, size_t *outlen, mmp_image *recon, mmp_enc_stats *stats,
+                       mmp_ratectl_result *res, FILE *trace, const char *prog, char *errbuf,
+                       size_t errlen)
 {
     const double t0 = now();
     search s = {.kind = kind, .target = target};
@@ -351,12 +360,12 @@ int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, d
             if (kind == MMP_RATE_PSNR)
                 s.ystar = target;
             else
-                s.ystar = log(fmax((kind == MMP_RATE_BPP ? target * s.pixels / 8.0
-                                                       : BYTES_AIM * target) - hdr,
-                                   0.5));
+                s.ystar = log(fmax(
+                    (kind == MMP_RATE_BPP ? target * s.pixels / 8.0 : BYTES_AIM * target) - hdr,
+                    0.5));
         }
         p->y = kind == MMP_RATE_PSNR ? fmin(p->psnr, PSNR_CAP)
-                                   : log(fmax((double)info.payload_len, 0.5));
+                                     : log(fmax((double)info.payload_len, 0.5));
         mmp_ratectl_probe *rp = &res->probe[s.n];
         rp->lambda = ps.lambda;
         rp->bytes = len;
