@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "mmp/mmp.h"
 #include "cli_harness.h"
+#include "mmp/mmp.h"
 
 /* The crop of the rate tests: camera at (200,200), 48 x 48. */
 #define CW 48
@@ -106,8 +106,7 @@ static double decoded_psnr(const char *name, const mmp_image *img)
  * the --stats line's bytes the file's; and the file is the one `-l L`
  * writes. Leaves the --stats line in `line`; returns the file's bytes.
  */
-static long run_target(const char *option, const char *in, const char *out, char *line,
-                       size_t n)
+static long run_target(const char *option, const char *in, const char *out, char *line, size_t n)
 {
     if (n < sizeof cap_out)
         fail_msg("run_target: line too short");
@@ -144,8 +143,7 @@ static long run_target(const char *option, const char *in, const char *out, char
     assert_non_null(da);
     assert_non_null(db);
     if (la != lb || memcmp(da, db, la))
-        fail_msg("'%s' wrote %zu bytes, -l %s %zu bytes: not the same file", option, la, lam,
-                 lb);
+        fail_msg("'%s' wrote %zu bytes, -l %s %zu bytes: not the same file", option, la, lam, lb);
     free(da);
     free(db);
     return bytes;
@@ -175,7 +173,7 @@ static void test_target_psnr(void **state)
 {
     (void)state;
     put_crops();
-    static const double targets[] = {32.0, 38.0};
+    static const double targets[] = {32.0, 40.0};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         char opt[64], line[sizeof cap_out];
         snprintf(opt, sizeof opt, "--target-psnr %g", targets[i]);
@@ -194,7 +192,7 @@ static void test_max_bytes(void **state)
 {
     (void)state;
     put_crops();
-    static const long ceilings[] = {150, 600};
+    static const long ceilings[] = {150};
     for (size_t i = 0; i < sizeof ceilings / sizeof ceilings[0]; i++) {
         char opt[64], line[sizeof cap_out];
         snprintf(opt, sizeof opt, "--max-bytes %ld", ceilings[i]);
@@ -209,6 +207,40 @@ static void test_max_bytes(void **state)
     const long bytes = run_target("--max-bytes 100000", "c.pgm", "M.mmp", line, sizeof line);
     assert_string_equal(stat_text(line, "lambda=", lam, sizeof lam), "0");
     assert_true(bytes <= 100000);
+}
+
+/*
+ * Targets just outside the tolerance of the first probe (lambda 10, the
+ * search's start): 3.5 % above a bpp, 0.06 dB below a PSNR, one byte more
+ * than a ceiling. The search must go on and end within tolerance; a search
+ * whose tolerance is a little too wide stops at once, off target.
+ */
+static void test_tolerance_edges(void **state)
+{
+    (void)state;
+    put_crops();
+    expect_ok("$ENC -q --stats -l 10 c.pgm T.mmp");
+    const double bpp10 = stat_num(cap_out, "bpp="), psnr10 = stat_num(cap_out, "psnr=");
+    const long bytes10 = (long)stat_num(cap_out, "bytes=");
+    char opt[64], line[sizeof cap_out];
+    snprintf(opt, sizeof opt, "--target-bpp %g", bpp10 / 1.035);
+    const double tb = strtod(opt + 13, NULL);
+    long bytes = run_target(opt, "c.pgm", "B.mmp", line, sizeof line);
+    print_message("%s: %s", opt, line);
+    if (fabs(8.0 * bytes / (CW * CH) - tb) > 0.03 * tb)
+        fail_msg("%s gave %ld bytes, not within 3 %%", opt, bytes);
+    snprintf(opt, sizeof opt, "--target-psnr %g", psnr10 - 0.06);
+    const double tp = strtod(opt + 14, NULL);
+    bytes = run_target(opt, "c.pgm", "P.mmp", line, sizeof line);
+    print_message("%s: %s", opt, line);
+    const double psnr = decoded_psnr("P.mmp", &crop_img);
+    if (fabs(psnr - tp) > 0.05)
+        fail_msg("%s gave %.4f dB, not within 0.05 dB", opt, psnr);
+    snprintf(opt, sizeof opt, "--max-bytes %ld", bytes10 - 1);
+    bytes = run_target(opt, "c.pgm", "M.mmp", line, sizeof line);
+    print_message("%s: %s", opt, line);
+    if (bytes > bytes10 - 1)
+        fail_msg("%s wrote %ld bytes", opt, bytes);
 }
 
 /* Targets out of reach: exit 1, one line naming the closest value reached,
@@ -243,10 +275,10 @@ static void test_usage(void **state)
                 "$ENC -l 10 --target-psnr 30 c.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "-l cannot be combined", NULL,
                 "$ENC --max-bytes 300 -l 10 c.pgm OUT.mmp");
-    static const char *const bad[] = {
-        "--target-bpp 0", "--target-bpp -1", "--target-bpp abc", "--target-bpp 65",
-        "--target-psnr 0", "--target-psnr x", "--target-psnr inf", "--max-bytes 0",
-        "--max-bytes 1.5", "--max-bytes -3", "--target-bpp nan"};
+    static const char *const bad[] = {"--target-bpp 0",    "--target-bpp -1", "--target-bpp abc",
+                                      "--target-bpp 65",   "--target-psnr 0", "--target-psnr x",
+                                      "--target-psnr inf", "--max-bytes 0",   "--max-bytes 1.5",
+                                      "--max-bytes -3",    "--target-bpp nan"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[128], opt[32];
         snprintf(cmd, sizeof cmd, "$ENC %s c.pgm OUT.mmp", bad[i]);
@@ -298,8 +330,9 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
     const struct CMUnitTest tests[] = {
-        T(test_target_bpp),  T(test_target_psnr), T(test_max_bytes),
-        T(test_unreachable), T(test_usage),       T(test_quiet_recon_stdout),
+        T(test_target_bpp),         T(test_target_psnr), T(test_max_bytes),
+        T(test_tolerance_edges),    T(test_unreachable), T(test_usage),
+        T(test_quiet_recon_stdout),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, group_teardown);
