@@ -6,7 +6,9 @@
  * on the decoded file), a --max-bytes ceiling is never exceeded, the file
  * written is the one `mmp-enc -l LAMBDA` writes with the lambda printed,
  * targets out of reach fail cleanly (exit 1, one line naming the closest
- * value, no output), and bad or combined options are usage errors.
+ * value, no output), and bad or combined options are usage errors. The
+ * searches run on the seq engine, the fastest here for such small images
+ * on a busy machine; every engine writes the same bytes (test_engines.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -99,6 +101,63 @@ static double decoded_psnr(const char *name, const mmp_image *img)
     return psnr;
 }
 
+/* A probe as -v prints it. */
+typedef struct probe {
+    char lambda[48];
+    long bytes;
+    double bpp, psnr;
+} probe;
+
+/* The probes printed by -v in cap_err; returns how many. */
+static int parse_probes(probe *p, int max)
+{
+    int n = 0;
+    for (const char *at = cap_err; (at = strstr(at, "mmp-enc: probe ")) != NULL; at++) {
+        int k;
+        probe q;
+        if (sscanf(at, "mmp-enc: probe %d: lambda %47[^:]: %ld bytes, %lf bpp, PSNR %lf dB", &k,
+                   q.lambda, &q.bytes, &q.bpp, &q.psnr) != 5)
+            fail_msg("cannot read the probe line at: %.120s", at);
+        if (k != n + 1 || n >= max)
+            fail_msg("probe %d out of order or too many: %s", k, cap_err);
+        p[n++] = q;
+    }
+    return n;
+}
+
+/* The chosen probe c is the best of the n by the rule of the target
+ * (mmp/cli/ratectl.h), not merely one within tolerance. */
+static void check_best(const char *option, const probe *p, int n, const probe *c)
+{
+    double t;
+    char what[16];
+    if (sscanf(option, "--%15s %lf", what, &t) != 2)
+        fail_msg("cannot read the option %s", option);
+    for (int i = 0; i < n; i++) {
+        const probe *q = &p[i];
+        int better = 0;
+        if (!strcmp(what, "max-bytes")) {
+            better = q->bytes <= t && q->bytes > c->bytes;
+        } else if (!strcmp(what, "target-bpp")) {
+            const int qin = fabs(q->bpp - t) <= 0.03 * t, cin = fabs(c->bpp - t) <= 0.03 * t;
+            const int qu = q->bpp <= t, cu = c->bpp <= t;
+            better = qin && (!cin || (qu && !cu) ||
+                             (qu == cu && fabs(q->bpp - t) < fabs(c->bpp - t) - 1e-9));
+        } else {
+            const int qin = fabs(q->psnr - t) <= 0.05, cin = fabs(c->psnr - t) <= 0.05;
+            const int qok = q->psnr >= t - 0.05;
+            better = qok && ((qin && !cin) ||
+                             (qin == cin && (q->bytes < c->bytes ||
+                                             (q->bytes == c->bytes && q->psnr > c->psnr + 1e-9))));
+        }
+        if (better)
+            fail_msg("%s kept lambda %s (%ld bytes, %.4f bpp, %.4f dB) but probe %d, lambda %s "
+                     "(%ld bytes, %.4f bpp, %.4f dB), is better",
+                     option, c->lambda, c->bytes, c->bpp, c->psnr, i + 1, q->lambda, q->bytes,
+                     q->bpp, q->psnr);
+    }
+}
+
 /*
  * Runs `mmp-enc -v --stats OPTION c.pgm OUT` (OPTION: "--target-bpp 0.5"
  * ...) and checks what every successful search must give: exit 0; on stderr
@@ -110,7 +169,7 @@ static long run_target(const char *option, const char *in, const char *out, char
 {
     if (n < sizeof cap_out)
         fail_msg("run_target: line too short");
-    const int st = run("$ENC -v --stats %s %s %s", option, in, out);
+    const int st = run("$ENC -e seq -v --stats %s %s %s", option, in, out);
     if (st != 0)
         fail_msg("'%s': exit %d: %s", option, st, cap_err);
     snprintf(line, n, "%s", cap_out);
@@ -128,12 +187,24 @@ static long run_target(const char *option, const char *in, const char *out, char
     if (strstr(cap_err, want))
         fail_msg("'%s': more probe lines than probes=%d: %s", option, probes, cap_err);
     stat_text(line, "lambda=", lam, sizeof lam);
+    /* The file kept is the best probe's. */
+    probe pr[12];
+    const int np = parse_probes(pr, 12);
+    assert_int_equal(np, probes);
+    const probe *chosen = NULL;
+    for (int i = 0; i < np; i++)
+        if (!strcmp(pr[i].lambda, lam))
+            chosen = &pr[i];
+    if (!chosen || chosen->bytes != bytes)
+        fail_msg("'%s': lambda %s (%ld bytes) is not among the probes: %s", option, lam, bytes,
+                 cap_err);
+    check_best(option, pr, np, chosen);
     snprintf(want, sizeof want, "mmp-enc: lambda %s chosen (%s)", lam, option);
     if (!strstr(cap_err, want))
         fail_msg("'%s': stderr lacks '%s': %s", option, want, cap_err);
     /* The same bytes from a plain encode at the lambda printed. */
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "$ENC -q -l %s %s L.mmp", lam, in);
+    snprintf(cmd, sizeof cmd, "$ENC -q -e seq -l %s %s L.mmp", lam, in);
     expect_ok(cmd);
     char a[256], b[256];
     size_t la, lb;
@@ -209,6 +280,18 @@ static void test_max_bytes(void **state)
     assert_true(bytes <= 100000);
 }
 
+/* A PSNR below what lambda 1000000 gives: the smallest file, the one of
+ * the higher PSNR among those of its size (the search ends at lambda
+ * 1000000, which is not the best probe here). */
+static void test_psnr_below_range(void **state)
+{
+    (void)state;
+    put_crops();
+    char line[sizeof cap_out];
+    run_target("--target-psnr 5", "c.pgm", "P.mmp", line, sizeof line);
+    print_message("--target-psnr 5: %s", line);
+}
+
 /*
  * Targets just outside the tolerance of the first probe (lambda 10, the
  * search's start): 3.5 % above a bpp, 0.06 dB below a PSNR, one byte more
@@ -219,7 +302,7 @@ static void test_tolerance_edges(void **state)
 {
     (void)state;
     put_crops();
-    expect_ok("$ENC -q --stats -l 10 c.pgm T.mmp");
+    expect_ok("$ENC -q -e seq --stats -l 10 c.pgm T.mmp");
     const double bpp10 = stat_num(cap_out, "bpp="), psnr10 = stat_num(cap_out, "psnr=");
     const long bytes10 = (long)stat_num(cap_out, "bytes=");
     char opt[64], line[sizeof cap_out];
@@ -251,15 +334,15 @@ static void test_unreachable(void **state)
     put_crops();
     /* Smaller than the header. */
     expect_fail(1, "mmp-enc", "--max-bytes 40 cannot be met", "lambda",
-                "$ENC --max-bytes 40 c.pgm OUT.mmp");
+                "$ENC -e seq --max-bytes 40 c.pgm OUT.mmp");
     expect_fail(1, "mmp-enc", "--target-bpp 0.0001 cannot be reached", "bpp",
-                "$ENC --target-bpp 0.0001 c.pgm OUT.mmp");
+                "$ENC -e seq --target-bpp 0.0001 c.pgm OUT.mmp");
     expect_fail(1, "mmp-enc", "--target-psnr 99 cannot be reached", " dB) is still too low",
-                "$ENC --target-psnr 99 n.pgm OUT.mmp");
+                "$ENC -e seq --target-psnr 99 n.pgm OUT.mmp");
     expect_fail(1, "mmp-enc", "--target-bpp 60 cannot be reached", "still too small",
-                "$ENC -q --target-bpp 60 n.pgm OUT.mmp");
+                "$ENC -e seq -q --target-bpp 60 n.pgm OUT.mmp");
     /* The same on stdout: nothing at all written. */
-    expect_fail(1, "mmp-enc", "--max-bytes 40", NULL, "$ENC --max-bytes 40 c.pgm -");
+    expect_fail(1, "mmp-enc", "--max-bytes 40", NULL, "$ENC -e seq --max-bytes 40 c.pgm -");
 }
 
 /* One target at a time, not with -l; values checked. */
@@ -300,7 +383,7 @@ static void test_quiet_recon_stdout(void **state)
 {
     (void)state;
     put_crops();
-    expect_ok("$ENC -q --target-bpp 1 --recon R.pgm c.pgm Q.mmp");
+    expect_ok("$ENC -q -e seq --target-bpp 1 --recon R.pgm c.pgm Q.mmp");
     expect_ok("$DEC -q Q.mmp -o D.pgm");
     char a[256], b[256];
     size_t la, lb;
@@ -312,7 +395,7 @@ static void test_quiet_recon_stdout(void **state)
     assert_true(la == lb && memcmp(da, db, la) == 0);
     free(da);
     free(db);
-    const int st = run("$ENC -q --stats --target-bpp 1 c.pgm - > S.mmp");
+    const int st = run("$ENC -q -e seq --stats --target-bpp 1 c.pgm - > S.mmp");
     assert_int_equal(st, 0);
     assert_non_null(strstr(cap_err, "probes="));
     assert_string_equal(cap_out, "");
@@ -330,9 +413,9 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
     const struct CMUnitTest tests[] = {
-        T(test_target_bpp),         T(test_target_psnr), T(test_max_bytes),
-        T(test_tolerance_edges),    T(test_unreachable), T(test_usage),
-        T(test_quiet_recon_stdout),
+        T(test_target_bpp),      T(test_target_psnr),        T(test_max_bytes),
+        T(test_tolerance_edges), T(test_psnr_below_range),   T(test_unreachable),
+        T(test_usage),           T(test_quiet_recon_stdout),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, group_teardown);

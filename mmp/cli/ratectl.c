@@ -392,13 +392,6 @@ int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, d
         }
         if (in_tolerance(&s, p))
             break;
-        /* The ends of the range settle the unreachable and the extreme
-         * targets (lambda 0 fits under a ceiling; lambda 1000000 exceeds a
-         * PSNR floor). */
-        if ((q8 == 0 && !high(&s, p)) || (q8 == Q8_MAX && high(&s, p))) {
-            why = q8 == 0 ? 2 : 1;
-            break;
-        }
         /* Two interpolations in a row on one side: bisect next. */
         if (interp) {
             const int side = high(&s, p);
