@@ -19,6 +19,9 @@
 #define STEP_MIN 0.1
 #define STEP_MAX 5.0
 #define OVERSHOOT 1.25
+/* A bracket narrower than this in log lambda (0.25 %) is not split: the
+ * measure jumps there (the dictionary adapts) rather than moving. */
+#define BRACKET_MIN 0.0025
 /* PSNR stands at most at this for the interpolation (lossless: infinite). */
 #define PSNR_CAP 200.0
 
@@ -188,7 +191,8 @@ static double slope(const search *s, int dir)
 
 /* The next lambda_q8 to probe, or -1 when there is none to try: *why says
  * then whether an end of the range was reached (1: lambda 1000000 still
- * too high, 2: lambda 0 still too low) or the bracket is empty (0).
+ * too high, 2: lambda 0 still too low) or the bracket holds no untried
+ * lambda_q8 (3).
  * *interp says whether the probe interpolates inside a bracket; `stall`
  * counts the last interpolated probes that fell on one side. */
 static long long next_q8(const search *s, int stall, int *interp, int *why)
@@ -215,10 +219,11 @@ static long long next_q8(const search *s, int stall, int *interp, int *why)
             qb = x;
             bisect = 1;
         }
-        if (qb - qa <= 1)
+        *why = 3;
+        const double ta = t_of(qa), tb = t_of(qb), w = tb - ta;
+        if (qb - qa <= 1 || w < BRACKET_MIN)
             return -1;
         *interp = 1;
-        const double ta = t_of(qa), tb = t_of(qb), w = tb - ta;
         double t;
         if (bisect) {
             t = ta + 0.5 * w;
@@ -234,6 +239,7 @@ static long long next_q8(const search *s, int stall, int *interp, int *why)
             q = qa + 1;
         if (q >= qb)
             q = qb - 1;
+        *why = 0;
         /* A lambda already tried (a non-monotone bracket): the nearest
          * untried one inside. */
         for (long long d = 0; probed(s, q); d++) {
@@ -245,8 +251,10 @@ static long long next_q8(const search *s, int stall, int *interp, int *why)
                 q -= d;
                 break;
             }
-            if (q + d >= qb && q - d <= qa)
+            if (q + d >= qb && q - d <= qa) {
+                *why = 3;
                 return -1;
+            }
         }
         return q;
     }
@@ -302,6 +310,11 @@ static void unreachable(const search *s, const point *best, int why, char *errbu
         snprintf(errbuf, errlen,
                  "%s %.15g cannot be reached: the highest quality (%s) is still too %s", opt,
                  s->target, got, s->kind == MMP_RATE_PSNR ? "low" : "small");
+    else if (why == 3)
+        snprintf(errbuf, errlen,
+                 "%s %.15g not reached: it lies between the files of two lambdas less than "
+                 "0.25 %% or 1/256 apart after %d probes; the closest was %s",
+                 opt, s->target, s->n, got);
     else
         snprintf(errbuf, errlen, "%s %.15g not reached in %d probes: the closest was %s", opt,
                  s->target, s->n, got);

@@ -20,7 +20,8 @@
  *     on the same side (the Illinois stall) or when the measure is not
  *     monotone between the bracket's ends.
  *  4. It stops at the first probe within tolerance, when the bracket holds
- *     no untried lambda_q8, when an end of the range (lambda 0 or 1000000)
+ *     no untried lambda_q8 or is narrower than 0.25 % (the measure jumps
+ *     there rather than moves), when an end of the range (lambda 0 or 1000000)
  *     shows the target out of reach, or after MMP_RATE_MAX_PROBES probes.
  *
  * Rate is not strictly monotone in lambda (the dictionary adapts), so the
