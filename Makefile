@@ -71,6 +71,9 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(filter-out $(if $(filter 1,$(OPENCL)),,tests/test_opencl.c),$(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
+# mmp-enc's rate control (--target-bpp, --target-psnr, --max-bytes).
+CLI_SRC += mmp/cli/ratectl.c
+
 LIB     = $(BUILD)/libmmp.a
 DEC_LIB = $(BUILD)/libmmpdec.a
 CLI_LIB = $(BUILD)/libmmpcli.a

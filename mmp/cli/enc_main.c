@@ -8,6 +8,7 @@
 
 #include "mmp/cli/cli.h"
 #include "mmp/cli/pgm.h"
+#include "mmp/cli/ratectl.h"
 #include "mmp/mmp.h"
 
 static const char *prog = "mmp-enc";
@@ -21,6 +22,17 @@ static int usage(FILE *f)
             "\n"
             "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
             "                       higher means fewer bits and lower quality\n"
+            "      --target-bpp X   choose lambda for X bits per pixel (within 3 %%)\n"
+            "      --target-psnr Y  choose lambda for a PSNR of Y dB: the smallest file of at\n"
+            "                       least Y - 0.05 dB\n"
+            "      --max-bytes N    choose lambda for the largest file of at most N bytes\n"
+            "                       These three search lambda by encoding the image several\n"
+            "                       times (at most 12, at the settings given; bisection and\n"
+            "                       interpolation on log lambda) and keep the best probe:\n"
+            "                       the same file as -l with the lambda chosen, which is\n"
+            "                       printed on stderr unless -q (-v: every probe). At most\n"
+            "                       one of them, and not with -l. A target out of reach\n"
+            "                       fails (exit 1) naming the closest value reached\n"
             "  -e, --engine NAME    search engine: %s (default auto:\n"
             "                       the GPU through opencl when there is one, else omp on\n"
             "                       all cores; seq is the reference; all write the same bytes)\n"
@@ -51,7 +63,8 @@ static int usage(FILE *f)
             "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
             "      --stats          print one line: bytes, bpp, PSNR (over RGB for colour,\n"
             "                       alpha left out), seconds, size, lambda, engine (the one\n"
-            "                       that ran), channels, the PSNR of each coded plane\n"
+            "                       that ran), channels, the PSNR of each coded plane; with\n"
+            "                       a target also probes, and seconds of the whole search\n"
             "  -v, --verbose        more detail on stderr\n"
             "  -q, --quiet          no progress bar\n"
             "  -h, --help           this help\n"
@@ -176,7 +189,7 @@ static int check_device(const mmp_settings *st, const char *label, int from_opti
 int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
-           OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA };
+           OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_BPP, OPT_PSNR, OPT_BYTES };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
@@ -188,6 +201,9 @@ int main(int argc, char **argv)
         {"chroma-lambda", required_argument, 0, OPT_CHROMA_LAMBDA},
         {"alpha", required_argument, 0, OPT_ALPHA},
         {"stats", no_argument, 0, OPT_STATS},
+        {"target-bpp", required_argument, 0, OPT_BPP},
+        {"target-psnr", required_argument, 0, OPT_PSNR},
+        {"max-bytes", required_argument, 0, OPT_BYTES},
         {"cl-device", required_argument, 0, OPT_CLDEV}, {"list-devices", no_argument, 0, OPT_LISTDEV},
         {"verbose", no_argument, 0, 'v'},        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
@@ -196,6 +212,9 @@ int main(int argc, char **argv)
     mmp_default_settings(&st);
     const char *recon_path = NULL;
     int want_stats = 0, quiet = 0, list = 0, dev_option = 0;
+    /* Rate control: the target and how many target options; -l given. */
+    int rc_kind = MMP_RATE_NONE, rc_count = 0, lambda_given = 0;
+    double rc_target = 0;
     /* The environment is the front end's to read, not the library's. */
     st.device = getenv("MMP_CL_DEVICE");
     if (st.device && !*st.device)
@@ -215,6 +234,7 @@ int main(int argc, char **argv)
                 return MMP_EXIT_USAGE;
             }
             st.lambda = l;
+            lambda_given = 1;
             break;
         }
         case 'e':
@@ -301,6 +321,19 @@ int main(int argc, char **argv)
                 return MMP_EXIT_USAGE;
             }
             break;
+        case OPT_BPP:
+        case OPT_PSNR:
+        case OPT_BYTES:
+            rc_kind = c == OPT_BPP ? MMP_RATE_BPP : c == OPT_PSNR ? MMP_RATE_PSNR : MMP_RATE_BYTES;
+            rc_count++;
+            if (mmp_ratectl_parse(rc_kind, optarg, &rc_target)) {
+                mmp_cli_error(prog, "invalid %s '%s' (%s)", mmp_ratectl_option(rc_kind), optarg,
+                              rc_kind == MMP_RATE_BPP    ? "a number above 0, up to 64"
+                              : rc_kind == MMP_RATE_PSNR ? "dB above 0, up to 1000"
+                                                       : "a whole number of bytes from 1");
+                return MMP_EXIT_USAGE;
+            }
+            break;
         case OPT_CLDEV:
             st.device = optarg;
             dev_option = 1;
@@ -340,6 +373,13 @@ int main(int argc, char **argv)
                  st.device);
     if (list)
         return list_devices(st.device, dev_label);
+    if (rc_count > 1 || (rc_count && lambda_given)) {
+        mmp_cli_error(prog, "%s", rc_count > 1 ? "at most one of --target-bpp, --target-psnr and "
+                                                 "--max-bytes (see --help)"
+                                               : "-l cannot be combined with --target-bpp, "
+                                                 "--target-psnr or --max-bytes (see --help)");
+        return MMP_EXIT_USAGE;
+    }
     if (argc - optind != 2) {
         mmp_cli_error(prog, "expected IN.pgm and OUT.mmp (see --help)");
         return MMP_EXIT_USAGE;
@@ -387,7 +427,24 @@ int main(int argc, char **argv)
     uint8_t *out = NULL;
     size_t outlen = 0;
     mmp_enc_stats stats;
-    e = mmp_encode(&st, &img, &out, &outlen, &rec, &stats, err, sizeof(err));
+    mmp_ratectl_result rc;
+    if (rc_kind != MMP_RATE_NONE) {
+        e = mmp_ratectl_encode(&st, &img, rc_kind, rc_target, &out, &outlen, &rec, &stats, &rc,
+                          st.verbose ? stderr : NULL, prog, err, sizeof err);
+        if (!e) {
+            const mmp_ratectl_probe *p = &rc.probe[rc.chosen];
+            st.lambda = p->lambda;
+            stats.seconds = rc.seconds;
+            if (!quiet)
+                fprintf(stderr,
+                        "%s: lambda %.15g chosen (%s %.15g) after %d probes in %.3f s: %zu bytes, "
+                        "%.4f bpp, PSNR %.4f dB\n",
+                        prog, p->lambda, mmp_ratectl_option(rc_kind), rc_target, rc.probes,
+                        rc.seconds, p->bytes, p->bpp, p->psnr);
+        }
+    } else {
+        e = mmp_encode(&st, &img, &out, &outlen, &rec, &stats, err, sizeof(err));
+    }
     if (e) {
         mmp_cli_error(prog, "%s", err);
         mmp_image_free(&img);
@@ -411,7 +468,7 @@ int main(int argc, char **argv)
             at += snprintf(planes + at, sizeof planes - at, "%s%.4f", p ? "," : "",
                            stats.plane_psnr[p]);
         if (st.verbose)
-            fprintf(stderr, "%s: %dx%d maxval %d, lambda %g, %zu bytes, %.4f bpp, PSNR %.4f dB "
+            fprintf(stderr, "%s: %dx%d maxval %d, lambda %.15g, %zu bytes, %.4f bpp, PSNR %.4f dB "
                             "(planes %s), %.3f s, %llu dictionary elements\n",
                     prog, img.width, img.height, img.maxval, st.lambda, outlen, bpp, psnr, planes,
                     stats.seconds, (unsigned long long)stats.dict_elements);
@@ -420,10 +477,13 @@ int main(int argc, char **argv)
             const int taken =
                 strcmp(out_path, "-") == 0 || (recon_path && strcmp(recon_path, "-") == 0);
             fprintf(taken ? stderr : stdout,
-                    "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%g "
-                    "engine=%s channels=%d plane_psnr=%s\n",
+                    "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%.15g "
+                    "engine=%s channels=%d plane_psnr=%s",
                     outlen, bpp, psnr, stats.seconds, img.width, img.height, st.lambda,
                     stats.engine, mmp_image_channels(&img), planes);
+            if (rc_kind != MMP_RATE_NONE)
+                fprintf(taken ? stderr : stdout, " probes=%d", rc.probes);
+            fputc('\n', taken ? stderr : stdout);
         }
     }
     free(out);
