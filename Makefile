@@ -16,7 +16,8 @@
 #                      decoder and the header probe of mmp/ (no search, no engine)
 #   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
 #                      search and the engines of kernels/
-#   build/libmmpcli.a  the front ends' helpers: file I/O, PGM through libnetpbm
+#   build/libmmpcli.a  the front ends' helpers: file I/O, netpbm files through libnetpbm,
+#                      PNG through libpng
 # mmp-dec links libmmpdec.a alone: the proof that decoding needs no search.
 
 CC      ?= cc
@@ -42,7 +43,7 @@ CL_LIBS     =
 endif
 DEC_LIBS = -lz -lm $(OMP_LIBS)
 ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
-CLI_LIBS = -lnetpbm
+CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 
 BUILD ?= build
 BIN   ?= bin
@@ -61,7 +62,7 @@ KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
 endif
 # Encoder-only code: the encoder, the search, the engines.
 ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) $(KERN_SRC)
-CLI_SRC = mmp/cli/cli.c mmp/cli/pgm.c
+CLI_SRC = mmp/cli/cli.c mmp/cli/imagefile.c mmp/cli/pnm.c mmp/cli/png.c
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 
 DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)

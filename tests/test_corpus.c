@@ -49,7 +49,8 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
 #include "util.h"
 
@@ -338,7 +339,7 @@ static void test_base_files_decode(void **state)
         snprintf(out, sizeof out, "%s/out.pgm", dir);
         mmp_image a, b;
         char err[256];
-        assert_int_equal(mmp_pgm_read_path(out, &a, err, sizeof err), 0);
+        assert_int_equal(mmp_imagefile_read_path(out, &a, err, sizeof err), 0);
         assert_int_equal(mmp_decode(base[i].b, base[i].n, &b, err, sizeof err), 0);
         assert_int_equal(a.width, b.width);
         assert_int_equal(a.height, b.height);

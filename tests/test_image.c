@@ -16,7 +16,8 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "util.h"
 
 static char tmpdir[64];
@@ -47,7 +48,7 @@ static int read_bytes(const void *data, size_t len, mmp_image *img, char *err, s
 {
     const char *p = tpath("in.pgm");
     write_file(p, data, len);
-    int rc = mmp_pgm_read_path(p, img, err, errlen);
+    int rc = mmp_imagefile_read_path(p, img, err, errlen);
     unlink(p);
     return rc;
 }
@@ -102,7 +103,7 @@ static void pgm_roundtrip(int w, int h, int maxval)
     const char *p = tpath("rt.pgm");
     FILE *f = fopen(p, "wb");
     assert_non_null(f);
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_OK);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_OK);
     assert_int_equal(fclose(f), 0);
 
     size_t len;
@@ -124,7 +125,7 @@ static void pgm_roundtrip(int w, int h, int maxval)
     free(bytes);
 
     char err[256] = "";
-    int rc = mmp_pgm_read_path(p, &back, err, sizeof err);
+    int rc = mmp_imagefile_read_path(p, &back, err, sizeof err);
     if (rc)
         print_error("%s\n", err);
     assert_int_equal(rc, MMP_OK);
@@ -225,7 +226,7 @@ static void test_read_stdin(void **state)
     assert_non_null(freopen(p, "rb", stdin));
     mmp_image img;
     char err[256] = "";
-    assert_int_equal(mmp_pgm_read_path("-", &img, err, sizeof err), MMP_OK);
+    assert_int_equal(mmp_imagefile_read_path("-", &img, err, sizeof err), MMP_OK);
     assert_int_equal(img.height, 2);
     assert_int_equal(img.pix[1], 2);
     mmp_image_free(&img);
@@ -323,7 +324,7 @@ static void test_err_missing_file(void **state)
     mmp_image img;
     char err[256] = "";
     const char *p = tpath("does-not-exist.pgm");
-    assert_int_equal(mmp_pgm_read_path(p, &img, err, sizeof err), MMP_EIO);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_EIO);
     char want[256];
     snprintf(want, sizeof want, "cannot open %s: %s", p, strerror(ENOENT));
     assert_string_equal(err, want);
@@ -366,7 +367,7 @@ static void test_write_errors(void **state)
     /* A full device: the error surfaces at write or flush time. */
     FILE *f = fopen("/dev/full", "wb");
     if (f) {
-        assert_int_equal(mmp_pgm_write(f, &img), MMP_EIO);
+        assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EIO);
         fclose(f);
     }
     /* A stream opened for reading cannot be written. */
@@ -374,7 +375,7 @@ static void test_write_errors(void **state)
     write_file(p, "x", 1);
     f = fopen(p, "rb");
     assert_non_null(f);
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EIO);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EIO);
     fclose(f);
     unlink(p);
 
@@ -382,15 +383,15 @@ static void test_write_errors(void **state)
     f = fopen(p, "wb");
     assert_non_null(f);
     img.pix[5] = 256;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.pix[5] = 0;
     img.maxval = 0;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.maxval = 70000;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.maxval = 255;
-    assert_int_equal(mmp_pgm_write(NULL, &img), MMP_EINVAL);
-    assert_int_equal(mmp_pgm_write(f, NULL), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(NULL, &img, 0), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, NULL, 0), MMP_EINVAL);
     assert_int_equal(ftell(f), 0);
     fclose(f);
     unlink(p);

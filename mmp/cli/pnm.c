@@ -1,5 +1,6 @@
 /*
- * PGM files of the front ends, read and written through libnetpbm.
+ * Netpbm files of the front ends (PBM, PGM, PPM, PAM), read and written
+ * through libnetpbm.
  *
  * libnetpbm reports every problem through pm_error(), which prints to stderr
  * and then either exit()s or, when a jump buffer is registered with
@@ -10,14 +11,13 @@
  * small and touch no local state after the jump, so the setjmp rules about
  * indeterminate automatic variables never bite.
  *
- * We validate the header ourselves (dimensions, maxval, format type) before
+ * We validate the header ourselves (dimensions, maxval, tuple type and depth) before
  * allocating anything, so a tiny file announcing a huge image fails at once.
  *
  * Not thread-safe: libnetpbm's handlers and jump buffer are process-global.
  */
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/pnm.h"
 
-#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include <netpbm/pam.h>
-#include <netpbm/pgm.h>
 
 #include "common/error.h"
 
@@ -109,9 +108,8 @@ static int guarded_readinit(FILE *f, struct pam *pam)
 
 /* Returns 0, -1 (pm_error) or 1 (a sample above maxval; *bad_* describe it).
  * *row_at tracks progress so the caller can report where the data ended. */
-static int guarded_readrows(FILE *f, int width, int height, gray maxval, int format,
-                            gray *row, uint16_t *pix, int *row_at,
-                            int *bad_x, gray *bad_v)
+static int guarded_readrows(const struct pam *pam, tuple *row, uint16_t *pix, int *row_at,
+                            int *bad_x, sample *bad_v)
 {
     jmp_buf jb;
     jmp_buf *old;
@@ -120,27 +118,32 @@ static int guarded_readrows(FILE *f, int width, int height, gray maxval, int for
         pm_setjmpbuf(old);
         return -1;
     }
-    for (int y = 0; y < height; y++) {
+    const int w = pam->width;
+    const unsigned depth = pam->depth;
+    for (int y = 0; y < pam->height; y++) {
         *row_at = y;
-        pgm_readpgmrow(f, row, width, maxval, format);
-        uint16_t *dst = pix + (size_t)y * (size_t)width;
-        for (int x = 0; x < width; x++) {
-            /* Plain (P2) samples are arbitrary decimal numbers; never store
-             * one that does not fit the declared range. */
-            if (row[x] > maxval) {
-                *bad_x = x;
-                *bad_v = row[x];
-                pm_setjmpbuf(old);
-                return 1;
+        pnm_readpamrow(pam, row);
+        uint16_t *dst = pix + (size_t)y * (size_t)w * depth;
+        for (int x = 0; x < w; x++) {
+            for (unsigned c = 0; c < depth; c++) {
+                /* Plain (P2, P3) samples are arbitrary decimal numbers; never
+                 * store one that does not fit the declared range. */
+                const sample v = row[x][c];
+                if (v > pam->maxval) {
+                    *bad_x = x;
+                    *bad_v = v;
+                    pm_setjmpbuf(old);
+                    return 1;
+                }
+                *dst++ = (uint16_t)v;
             }
-            dst[x] = (uint16_t)row[x];
         }
     }
     pm_setjmpbuf(old);
     return 0;
 }
 
-static int guarded_write_header(FILE *m, const mmp_image *img)
+static int guarded_write_header(struct pam *pam)
 {
     jmp_buf jb;
     jmp_buf *old;
@@ -149,14 +152,12 @@ static int guarded_write_header(FILE *m, const mmp_image *img)
         pm_setjmpbuf(old);
         return -1;
     }
-    /* forceplain = 0: raw P5; libnetpbm writes 2-byte big-endian samples
-     * when maxval > 255. */
-    pgm_writepgminit(m, img->width, img->height, (gray)img->maxval, 0);
+    pnm_writepaminit(pam);
     pm_setjmpbuf(old);
     return 0;
 }
 
-static int guarded_write_row(FILE *m, const gray *row, int width, gray maxval)
+static int guarded_write_row(const struct pam *pam, tuple *row)
 {
     jmp_buf jb;
     jmp_buf *old;
@@ -165,7 +166,7 @@ static int guarded_write_row(FILE *m, const gray *row, int width, gray maxval)
         pm_setjmpbuf(old);
         return -1;
     }
-    pgm_writepgmrow(m, row, width, maxval, 0);
+    pnm_writepamrow(pam, row);
     pm_setjmpbuf(old);
     return 0;
 }
@@ -184,6 +185,21 @@ static int drain(FILE *m, char **mbuf, size_t *msize, FILE *f)
     return MMP_OK;
 }
 
+/* A row of `width` tuples of `depth` samples in one allocation, as
+ * pnm_allocpamrow makes it, but ours: pnm_allocpamrow pm_error()s when out
+ * of memory. */
+static tuple *alloc_row(int width, unsigned depth)
+{
+    size_t n = (size_t)width;
+    tuple *row = malloc(n * sizeof *row + n * depth * sizeof(sample));
+    if (!row)
+        return NULL;
+    sample *s = (sample *)(row + n);
+    for (size_t x = 0; x < n; x++)
+        row[x] = s + x * depth;
+    return row;
+}
+
 /*
  * libnetpbm encodes into a memory stream, one row at a time, and we copy
  * each chunk to `f` ourselves. libnetpbm's writers pm_error() on a failed
@@ -191,24 +207,27 @@ static int drain(FILE *m, char **mbuf, size_t *msize, FILE *f)
  * cannot fail that way (except for lack of memory), and our own fwrite
  * reports errors as codes.
  */
-static int write_through_memstream(FILE *f, const mmp_image *img, gray *row)
+static int write_through_memstream(FILE *f, const mmp_image *img, struct pam *pam, tuple *row)
 {
     char *mbuf = NULL;
     size_t msize = 0;
     FILE *m = open_memstream(&mbuf, &msize);
     if (!m)
         return MMP_ENOMEM;
+    pam->file = m;
+    const unsigned depth = pam->depth;
     int rc = MMP_OK;
     netpbm_enter();
-    if (guarded_write_header(m, img) != 0)
+    if (guarded_write_header(pam) != 0)
         rc = MMP_ENOMEM;
     else
         rc = drain(m, &mbuf, &msize, f);
     for (int y = 0; y < img->height && rc == MMP_OK; y++) {
-        const uint16_t *src = img->pix + (size_t)y * (size_t)img->width;
+        const uint16_t *src = img->pix + (size_t)y * (size_t)img->width * depth;
         for (int x = 0; x < img->width; x++)
-            row[x] = src[x];
-        if (guarded_write_row(m, row, img->width, (gray)img->maxval) != 0)
+            for (unsigned c = 0; c < depth; c++)
+                row[x][c] = *src++;
+        if (guarded_write_row(pam, row) != 0)
             rc = MMP_ENOMEM;
         else
             rc = drain(m, &mbuf, &msize, f);
@@ -219,17 +238,43 @@ static int write_through_memstream(FILE *f, const mmp_image *img, gray *row)
     return rc;
 }
 
-/* Magic of a libnetpbm format code ('P' * 256 + digit) for messages. */
-static void format_magic(int format, char out[3])
+/* The kind of netpbm file, for messages. */
+static const char *format_name(int format)
 {
-    out[0] = (char)((format >> 8) & 0xff);
-    out[1] = (char)(format & 0xff);
-    out[2] = '\0';
-    if (out[0] < 0x21 || out[0] > 0x7e || out[1] < 0x21 || out[1] > 0x7e)
-        memcpy(out, "??", 3);
+    switch (PAM_FORMAT_TYPE(format)) {
+    case PBM_TYPE: return "PBM";
+    case PGM_TYPE: return "PGM";
+    case PPM_TYPE: return "PPM";
+    default: return "PAM";
+    }
 }
 
-int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
+/* The tuple types we read: name, depth, channels, and whether maxval must
+ * be 1. */
+static const struct {
+    const char *name;
+    unsigned depth;
+    int bw;
+} tuple_types[] = {
+    {PAM_PGM_TUPLETYPE, 1, 0},       {PAM_PPM_TUPLETYPE, 3, 0},
+    {PAM_PGM_ALPHA_TUPLETYPE, 2, 0}, {PAM_PPM_ALPHA_TUPLETYPE, 4, 0},
+    {PAM_PBM_TUPLETYPE, 1, 1},       {PAM_PBM_ALPHA_TUPLETYPE, 2, 1},
+};
+
+/* The tuple type as a printable string for a one-line message. */
+static void printable(const char *s, char *out, size_t outlen)
+{
+    size_t n = 0;
+    for (; s[n] && n + 4 < outlen && n < 40; n++)
+        out[n] = (s[n] >= 0x20 && s[n] < 0x7f) ? s[n] : '?';
+    if (s[n] && n + 4 < outlen) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n] = '\0';
+}
+
+int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
@@ -241,31 +286,6 @@ int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
         return MMP_EINVAL;
     }
 
-    /* Peek one byte (the only pushback stdio guarantees) so that an empty
-     * file and an obviously foreign file get precise messages; anything
-     * starting with 'P' goes to libnetpbm. */
-    int c0 = getc(f);
-    if (c0 == EOF) {
-        if (ferror(f)) {
-            set_err(errbuf, errlen, "read error: %s", strerror(errno));
-            return MMP_EIO;
-        }
-        set_err(errbuf, errlen, "empty file");
-        return MMP_EFORMAT;
-    }
-    if (c0 != 'P') {
-        int c1 = getc(f);
-        if (c1 == EOF)
-            set_err(errbuf, errlen, "not a PGM file (magic 0x%02X)", c0);
-        else
-            set_err(errbuf, errlen, "not a PGM file (magic 0x%02X%02X)", c0, c1);
-        return MMP_EFORMAT;
-    }
-    if (ungetc(c0, f) == EOF) {
-        set_err(errbuf, errlen, "read error: cannot push back a byte");
-        return MMP_EIO;
-    }
-
     struct pam pam;
     memset(&pam, 0, sizeof pam);
     netpbm_enter();
@@ -273,41 +293,26 @@ int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     netpbm_leave();
     if (rc != 0) {
         if (ferror(f)) {
-            set_err(errbuf, errlen, "read error in PGM header");
+            set_err(errbuf, errlen, "read error in netpbm header");
             return MMP_EIO;
         }
         if (feof(f)) {
-            set_err(errbuf, errlen, "truncated PGM header");
+            set_err(errbuf, errlen, "truncated netpbm header");
             return MMP_EFORMAT;
         }
         /* libnetpbm consumed the magic itself; its message quotes it. */
         if (strstr(netpbm_msg, "magic"))
-            set_err(errbuf, errlen, "not a PGM file (%s)", netpbm_msg);
+            set_err(errbuf, errlen, "not an image file (%s)", netpbm_msg);
         else
-            set_err(errbuf, errlen, "invalid PGM header: %s",
+            set_err(errbuf, errlen, "invalid netpbm header: %s",
                     netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
         return MMP_EFORMAT;
     }
 
-    char magic[3];
-    format_magic(pam.format, magic);
-    switch (PAM_FORMAT_TYPE(pam.format)) {
-    case PGM_TYPE:
-        break;
-    case PPM_TYPE:
-        set_err(errbuf, errlen, "not a PGM file (magic %s: PPM colour is not supported yet)", magic);
-        return MMP_EFORMAT;
-    case PBM_TYPE:
-        set_err(errbuf, errlen, "not a PGM file (magic %s: PBM bitmaps are not supported)", magic);
-        return MMP_EFORMAT;
-    default:
-        set_err(errbuf, errlen, "not a PGM file (magic %s: PAM is not supported)", magic);
-        return MMP_EFORMAT;
-    }
-
+    const char *kind = format_name(pam.format);
     /* All size checks come before any allocation. */
     if (pam.width <= 0 || pam.height <= 0) {
-        set_err(errbuf, errlen, "invalid PGM dimensions %dx%d", pam.width, pam.height);
+        set_err(errbuf, errlen, "invalid %s dimensions %dx%d", kind, pam.width, pam.height);
         return MMP_EFORMAT;
     }
     if (pam.width > MMP_MAX_DIM || pam.height > MMP_MAX_DIM ||
@@ -319,18 +324,41 @@ int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     /* libnetpbm already rejects these; checked again because the limits of
      * our uint16 samples must not depend on the library's version. */
     if (pam.maxval < 1 || pam.maxval > 65535) {
-        set_err(errbuf, errlen, "invalid PGM maxval %lu (must be 1..65535)",
+        set_err(errbuf, errlen, "invalid %s maxval %lu (must be 1..65535)", kind,
                 (unsigned long)pam.maxval);
+        return MMP_EFORMAT;
+    }
+    /* libnetpbm names the tuple type of PBM, PGM and PPM files itself. */
+    int type = -1;
+    for (int i = 0; i < (int)(sizeof tuple_types / sizeof tuple_types[0]); i++)
+        if (strcmp(pam.tuple_type, tuple_types[i].name) == 0)
+            type = i;
+    if (type < 0) {
+        char name[48];
+        printable(pam.tuple_type, name, sizeof name);
+        set_err(errbuf, errlen,
+                "PAM tuple type '%s' is not supported (GRAYSCALE, RGB, GRAYSCALE_ALPHA, "
+                "RGB_ALPHA, BLACKANDWHITE)", name);
+        return MMP_EUNSUPPORTED;
+    }
+    if (pam.depth != tuple_types[type].depth) {
+        set_err(errbuf, errlen, "PAM depth %u does not match tuple type %s (depth %u)",
+                pam.depth, tuple_types[type].name, tuple_types[type].depth);
+        return MMP_EFORMAT;
+    }
+    if (tuple_types[type].bw && pam.maxval != 1) {
+        set_err(errbuf, errlen, "PAM tuple type %s needs maxval 1, not %lu",
+                tuple_types[type].name, (unsigned long)pam.maxval);
         return MMP_EFORMAT;
     }
 
     mmp_image tmp;
-    rc = mmp_image_alloc(&tmp, pam.width, pam.height, (int)pam.maxval);
+    rc = mmp_image_alloc_channels(&tmp, pam.width, pam.height, (int)pam.depth, (int)pam.maxval);
     if (rc != MMP_OK) {
         set_err(errbuf, errlen, "cannot allocate %dx%d image", pam.width, pam.height);
         return rc;
     }
-    gray *row = malloc((size_t)pam.width * sizeof *row);
+    tuple *row = alloc_row(pam.width, pam.depth);
     if (!row) {
         mmp_image_free(&tmp);
         set_err(errbuf, errlen, "cannot allocate %dx%d image", pam.width, pam.height);
@@ -338,10 +366,9 @@ int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     }
 
     int row_at = 0, bad_x = 0;
-    gray bad_v = 0;
+    sample bad_v = 0;
     netpbm_enter();
-    rc = guarded_readrows(f, pam.width, pam.height, (gray)pam.maxval, pam.format,
-                          row, tmp.pix, &row_at, &bad_x, &bad_v);
+    rc = guarded_readrows(&pam, row, tmp.pix, &row_at, &bad_x, &bad_v);
     netpbm_leave();
     free(row);
     if (rc == 0) {
@@ -350,67 +377,67 @@ int mmp_pgm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     }
     mmp_image_free(&tmp);
     if (rc > 0) {
-        set_err(errbuf, errlen, "PGM sample %u at (%d,%d) exceeds maxval %lu",
-                bad_v, bad_x, row_at, (unsigned long)pam.maxval);
+        set_err(errbuf, errlen, "%s sample %lu at (%d,%d) exceeds maxval %lu", kind,
+                (unsigned long)bad_v, bad_x, row_at, (unsigned long)pam.maxval);
         return MMP_EFORMAT;
     }
     if (ferror(f)) {
-        set_err(errbuf, errlen, "read error in PGM data (row %d of %d)", row_at, pam.height);
+        set_err(errbuf, errlen, "read error in %s data (row %d of %d)", kind, row_at, pam.height);
         return MMP_EIO;
     }
     if (feof(f)) {
-        /* libnetpbm needs a delimiter after each plain sample, so a P2 file
-         * whose last number is not followed by whitespace ends up here too. */
-        int plain_last = pam.format == PGM_FORMAT && row_at == pam.height - 1;
-        set_err(errbuf, errlen, "truncated PGM data (row %d of %d)%s", row_at, pam.height,
-                plain_last ? "; plain PGM needs whitespace after the last sample" : "");
+        /* libnetpbm needs a delimiter after each plain sample, so a plain
+         * file whose last number is not followed by whitespace ends up here
+         * too. */
+        int plain_last = (pam.format == PGM_FORMAT || pam.format == PPM_FORMAT) &&
+                         row_at == pam.height - 1;
+        set_err(errbuf, errlen, "truncated %s data (row %d of %d)%s", kind, row_at, pam.height,
+                plain_last ? "; a plain file needs whitespace after the last sample" : "");
         return MMP_EFORMAT;
     }
-    set_err(errbuf, errlen, "invalid PGM data (row %d of %d): %s", row_at, pam.height,
+    set_err(errbuf, errlen, "invalid %s data (row %d of %d): %s", kind, row_at, pam.height,
             netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
     return MMP_EFORMAT;
 }
 
-int mmp_pgm_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen)
-{
-    if (errbuf && errlen)
-        errbuf[0] = '\0';
-    if (img)
-        memset(img, 0, sizeof *img);
-    if (!path || !img) {
-        set_err(errbuf, errlen, "no input path");
-        return MMP_EINVAL;
-    }
-    if (strcmp(path, "-") == 0)
-        return mmp_pgm_read(stdin, img, errbuf, errlen);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        set_err(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
-        return MMP_EIO;
-    }
-    int rc = mmp_pgm_read(f, img, errbuf, errlen);
-    fclose(f);   /* read-only: a close error cannot lose data */
-    return rc;
-}
-
-int mmp_pgm_write(FILE *f, const mmp_image *img)
+int mmp_pnm_write(FILE *f, const mmp_image *img, int force_pam)
 {
     if (!f || !img || !img->pix || img->width <= 0 || img->height <= 0 ||
         img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
         (long long)img->width * img->height > MMP_MAX_PIXELS ||
-        img->maxval < 1 || img->maxval > 65535)
+        img->maxval < 1 || img->maxval > 65535 || img->channels < 0 || img->channels > 4)
         return MMP_EINVAL;
+    const int ch = mmp_image_channels(img);
     /* A sample above maxval would make an invalid file (libnetpbm would
      * pm_error half-way through); refuse before writing anything. */
-    size_t n = (size_t)img->width * (size_t)img->height;
+    size_t n = (size_t)img->width * (size_t)img->height * (size_t)ch;
     for (size_t i = 0; i < n; i++)
         if (img->pix[i] > img->maxval)
             return MMP_EINVAL;
 
-    gray *row = malloc((size_t)img->width * sizeof *row);
+    struct pam pam;
+    memset(&pam, 0, sizeof pam);
+    pam.size = sizeof pam;
+    pam.len = (unsigned)(offsetof(struct pam, tuple_type) + sizeof pam.tuple_type);
+    pam.plainformat = 0;
+    pam.width = img->width;
+    pam.height = img->height;
+    pam.depth = (unsigned)ch;
+    pam.maxval = (sample)img->maxval;
+    /* libnetpbm writes 2-byte big-endian samples when maxval > 255. */
+    pam.bytes_per_sample = img->maxval > 255 ? 2 : 1;
+    static const char *const types[4] = {PAM_PGM_TUPLETYPE, PAM_PGM_ALPHA_TUPLETYPE,
+                                         PAM_PPM_TUPLETYPE, PAM_PPM_ALPHA_TUPLETYPE};
+    strcpy(pam.tuple_type, types[ch - 1]);
+    if (force_pam || ch == 2 || ch == 4)
+        pam.format = PAM_FORMAT;
+    else
+        pam.format = ch == 1 ? RPGM_FORMAT : RPPM_FORMAT;
+
+    tuple *row = alloc_row(img->width, (unsigned)ch);
     if (!row)
         return MMP_ENOMEM;
-    int rc = write_through_memstream(f, img, row);
+    int rc = write_through_memstream(f, img, &pam, row);
     free(row);
     if (rc != MMP_OK)
         return rc;
