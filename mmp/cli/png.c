@@ -34,6 +34,7 @@ typedef struct png_io {
     png_infop info;
     FILE *f;
     char msg[200];        /* libpng's last error, one line */
+    char warning[120];    /* libpng's last warning, one line */
     int code;             /* our own verdict when we stopped it, else 0 */
     mmp_image img;        /* reading: the image being filled */
     png_bytep *rows;      /* reading: row pointers into img.pix */
@@ -53,23 +54,30 @@ static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A message of libpng on one line. */
+static void keep(char *dst, size_t size, const char *msg)
+{
+    size_t n = 0;
+    if (msg)
+        for (; msg[n] && n + 1 < size; n++)
+            dst[n] = (msg[n] == '\n' || msg[n] == '\r') ? ' ' : msg[n];
+    dst[n] = '\0';
+}
+
 static void on_error(png_structp png, png_const_charp msg)
 {
     png_io *io = png_get_error_ptr(png);
-    size_t n = 0;
-    if (msg)
-        for (; msg[n] && n + 1 < sizeof io->msg; n++)
-            io->msg[n] = (msg[n] == '\n' || msg[n] == '\r') ? ' ' : msg[n];
-    io->msg[n] = '\0';
+    keep(io->msg, sizeof io->msg, msg);
     png_longjmp(png, 1);
 }
 
 /* Warnings (a bad CRC in an ancillary chunk, which libpng skips, ...) would
- * go to stderr; the front ends print only their own messages. */
+ * go to stderr; the front ends print only their own messages. The last one
+ * says what "Invalid IHDR data" was. */
 static void on_warning(png_structp png, png_const_charp msg)
 {
-    (void)png;
-    (void)msg;
+    png_io *io = png_get_error_ptr(png);
+    keep(io->warning, sizeof io->warning, msg);
 }
 
 int mmp_png_can_hold(int maxval)
@@ -278,12 +286,17 @@ int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t err
         set_err(errbuf, errlen, "truncated PNG file");
         return MMP_EFORMAT;
     }
-    if (strstr(io.msg, "user limit")) {
+    if (strstr(io.msg, "user limit") || (strstr(io.msg, "IHDR") && strstr(io.warning, "user limit"))) {
         set_err(errbuf, errlen, "image too large (libpng: %s; limits: %d per side, %lld pixels)",
-                io.msg, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
+                strstr(io.msg, "user limit") ? io.msg : io.warning, MMP_MAX_DIM,
+                (long long)MMP_MAX_PIXELS);
         return MMP_ELIMIT;
     }
-    set_err(errbuf, errlen, "invalid PNG file: %s", io.msg[0] ? io.msg : "unknown libpng error");
+    if (strstr(io.msg, "IHDR") && io.warning[0])
+        set_err(errbuf, errlen, "invalid PNG file: %s (%s)", io.msg, io.warning);
+    else
+        set_err(errbuf, errlen, "invalid PNG file: %s",
+                io.msg[0] ? io.msg : "unknown libpng error");
     return MMP_EFORMAT;
 }
 
