@@ -303,8 +303,8 @@ FUZZ_SECONDS ?= 60
 # The fast targets by default (small images: about 1000 decodes, 10 to 35
 # round trips, a few engine comparisons per second and core); decode and
 # roundtrip (larger images, ten to a hundred times slower) for rare runs.
-FUZZ_ALL      = decode_fast roundtrip_fast diff pgm decode roundtrip
-FUZZ_TARGETS ?= decode_fast roundtrip_fast diff pgm
+FUZZ_ALL      = decode_fast roundtrip_fast diff pgm png decode roundtrip
+FUZZ_TARGETS ?= decode_fast roundtrip_fast diff pgm png
 FUZZ_MAX_LEN ?= 4096
 FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ) $(CLI_OBJ))

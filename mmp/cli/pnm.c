@@ -274,6 +274,277 @@ static void printable(const char *s, char *out, size_t outlen)
     out[n] = '\0';
 }
 
+/*
+ * Headers. libnetpbm 11's PAM header parser (fgets into fixed buffers) can
+ * read past the end of a line buffer on some malformed headers: fuzz_png
+ * found ASan reports inside pnm_readpaminit that depend on what the stack
+ * held before (tests/fuzz/regress/png/, docs/fuzzing.md). So a PAM header
+ * is parsed here, and only the raster goes through libnetpbm
+ * (pnm_readpamrow with the struct pam we fill). The PBM, PGM and PPM
+ * headers (numbers, whitespace and comments, read by libnetpbm a character
+ * at a time) are copied from the stream into memory, at most HEADER_MAX
+ * bytes, and parsed by pnm_readpaminit from there: two bytes of magic have
+ * then been read without a second pushback, which stdio does not promise.
+ */
+#define HEADER_MAX 65536
+
+typedef struct header_copy {
+    char buf[HEADER_MAX];
+    size_t n;
+} header_copy;
+
+static int put(header_copy *h, int c)
+{
+    if (h->n >= sizeof h->buf)
+        return -1;
+    h->buf[h->n++] = (char)c;
+    return 0;
+}
+
+/* Copy a PBM, PGM or PPM header (after its magic, already in h) up to and
+ * including the one character after its last number, or to a character
+ * libnetpbm will refuse, or to the end of the stream. */
+static int copy_pnm_header(FILE *f, int numbers, header_copy *h)
+{
+    int got = 0, in_number = 0;
+    for (;;) {
+        int c = getc(f);
+        if (c == EOF)
+            return 0;
+        if (put(h, c))
+            return -1;
+        if (c >= '0' && c <= '9') {
+            in_number = 1;
+            continue;
+        }
+        if (in_number && ++got == numbers) {
+            /* The delimiter ends the header; a comment right after the
+             * number runs to its newline. */
+            if (c == '#')
+                while ((c = getc(f)) != EOF) {
+                    if (put(h, c))
+                        return -1;
+                    if (c == '\n')
+                        break;
+                }
+            return 0;
+        }
+        in_number = 0;
+        if (c == '#') {
+            while ((c = getc(f)) != EOF) {
+                if (put(h, c))
+                    return -1;
+                if (c == '\n')
+                    break;
+            }
+        } else if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+                     c == '\f')) {
+            return 0; /* junk: libnetpbm says so */
+        }
+    }
+}
+
+static int is_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* One header number: decimal digits only, at most 2^31 - 1. */
+static int parse_number(const char *v, unsigned long *out)
+{
+    if (!*v)
+        return -1;
+    unsigned long x = 0;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9')
+            return -1;
+        x = x * 10 + (unsigned long)(*v - '0');
+        if (x > 0x7fffffffUL)
+            return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static void printable(const char *s, char *out, size_t outlen);
+
+/* A PAM header after "P7": lines "LABEL value" up to ENDHDR, '#' comments
+ * and blank lines ignored, TUPLTYPE lines joined by a space. */
+static int read_pam_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
+{
+    char line[256], what[48];
+    size_t total = 0;
+    unsigned long v[4];
+    int seen[4] = {0, 0, 0, 0};
+    static const char *const labels[4] = {"WIDTH", "HEIGHT", "DEPTH", "MAXVAL"};
+    int c = getc(f);
+    if (c == EOF || !is_space(c))
+        goto bad_magic;
+    if (c != '\n')
+        while ((c = getc(f)) != EOF && c != '\n')
+            if (!is_space(c))
+                goto bad_magic;
+    for (;;) {
+        size_t n = 0;
+        while ((c = getc(f)) != EOF && c != '\n') {
+            if (n + 1 >= sizeof line) {
+                set_err(errbuf, errlen, "invalid PAM header: a line longer than %zu bytes",
+                        sizeof line - 1);
+                return MMP_EFORMAT;
+            }
+            if (c == '\0') {
+                set_err(errbuf, errlen, "invalid PAM header: a NUL byte");
+                return MMP_EFORMAT;
+            }
+            line[n++] = (char)c;
+        }
+        if (c == EOF) {
+            if (ferror(f)) {
+                set_err(errbuf, errlen, "read error in netpbm header");
+                return MMP_EIO;
+            }
+            set_err(errbuf, errlen, "truncated netpbm header");
+            return MMP_EFORMAT;
+        }
+        total += n + 1;
+        if (total > HEADER_MAX) {
+            set_err(errbuf, errlen, "invalid PAM header: longer than %d bytes", HEADER_MAX);
+            return MMP_EFORMAT;
+        }
+        while (n > 0 && is_space(line[n - 1]))
+            n--;
+        line[n] = '\0';
+        char *label = line;
+        while (is_space(*label))
+            label++;
+        if (*label == '\0' || *label == '#')
+            continue;
+        char *value = label;
+        while (*value && !is_space(*value))
+            value++;
+        if (*value)
+            *value++ = '\0';
+        while (is_space(*value))
+            value++;
+        if (strcmp(label, "ENDHDR") == 0)
+            break;
+        if (strcmp(label, "TUPLTYPE") == 0) {
+            size_t have = strlen(pam->tuple_type), add = strlen(value);
+            if (add == 0 || have + (have > 0) + add >= sizeof pam->tuple_type) {
+                set_err(errbuf, errlen, "invalid PAM header: %s TUPLTYPE", add ? "too long a"
+                                                                                : "an empty");
+                return MMP_EFORMAT;
+            }
+            if (have)
+                pam->tuple_type[have++] = ' ';
+            memcpy(pam->tuple_type + have, value, add + 1);
+            continue;
+        }
+        int k = 0;
+        while (k < 4 && strcmp(label, labels[k]) != 0)
+            k++;
+        if (k == 4) {
+            printable(label, what, sizeof what);
+            set_err(errbuf, errlen, "invalid PAM header: unknown line '%s'", what);
+            return MMP_EFORMAT;
+        }
+        if (parse_number(value, &v[k])) {
+            printable(value, what, sizeof what);
+            set_err(errbuf, errlen, "invalid PAM header: %s '%s' is not a number up to 2^31 - 1",
+                    labels[k], what);
+            return MMP_EFORMAT;
+        }
+        seen[k] = 1;
+    }
+    for (int k = 0; k < 4; k++)
+        if (!seen[k]) {
+            set_err(errbuf, errlen, "invalid PAM header: no %s line", labels[k]);
+            return MMP_EFORMAT;
+        }
+    pam->size = sizeof *pam;
+    pam->len = (unsigned)(offsetof(struct pam, tuple_type) + sizeof pam->tuple_type);
+    pam->file = f;
+    pam->format = PAM_FORMAT;
+    pam->plainformat = 0;
+    pam->width = (int)v[0];
+    pam->height = (int)v[1];
+    pam->depth = (unsigned)v[2];
+    pam->maxval = (sample)v[3];
+    pam->bytes_per_sample = v[3] > 255 ? 2 : 1;
+    return MMP_OK;
+bad_magic:
+    set_err(errbuf, errlen, "invalid PAM header: the magic P7 must end its line");
+    return MMP_EFORMAT;
+}
+
+/* The header of any netpbm file into *pam; the stream is left at the
+ * raster. */
+static int read_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
+{
+    int c0 = getc(f), c1 = c0 == 'P' ? getc(f) : EOF;
+    if (c0 == EOF || c1 == EOF) {
+        if (ferror(f)) {
+            set_err(errbuf, errlen, "read error in netpbm header");
+            return MMP_EIO;
+        }
+        if (c0 == 'P' || c0 == EOF) {
+            set_err(errbuf, errlen, "truncated netpbm header");
+            return MMP_EFORMAT;
+        }
+    }
+    if (c0 != 'P') {
+        set_err(errbuf, errlen, "not an image file (magic 0x%02X)", c0);
+        return MMP_EFORMAT;
+    }
+    if (c1 == '7')
+        return read_pam_header(f, pam, errbuf, errlen);
+    header_copy *h = malloc(sizeof *h);
+    if (!h) {
+        set_err(errbuf, errlen, "out of memory");
+        return MMP_ENOMEM;
+    }
+    h->n = 0;
+    (void)put(h, c0);
+    (void)put(h, c1);
+    const int numbers = c1 == '1' || c1 == '4' ? 2 : 3;
+    if (c1 >= '1' && c1 <= '6' && copy_pnm_header(f, numbers, h)) {
+        free(h);
+        set_err(errbuf, errlen, "invalid netpbm header: longer than %d bytes", HEADER_MAX);
+        return MMP_EFORMAT;
+    }
+    FILE *m = fmemopen(h->buf, h->n, "rb");
+    if (!m) {
+        free(h);
+        set_err(errbuf, errlen, "out of memory");
+        return MMP_ENOMEM;
+    }
+    netpbm_enter();
+    int rc = guarded_readinit(m, pam);
+    netpbm_leave();
+    const int ended = feof(m);
+    fclose(m);
+    free(h);
+    if (rc == 0) {
+        pam->file = f;
+        return MMP_OK;
+    }
+    if (ferror(f)) {
+        set_err(errbuf, errlen, "read error in netpbm header");
+        return MMP_EIO;
+    }
+    if (ended || feof(f)) {
+        set_err(errbuf, errlen, "truncated netpbm header");
+        return MMP_EFORMAT;
+    }
+    /* libnetpbm's message quotes a bad magic. */
+    if (strstr(netpbm_msg, "magic"))
+        set_err(errbuf, errlen, "not an image file (%s)", netpbm_msg);
+    else
+        set_err(errbuf, errlen, "invalid netpbm header: %s",
+                netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
+    return MMP_EFORMAT;
+}
+
 int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
@@ -288,26 +559,9 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
 
     struct pam pam;
     memset(&pam, 0, sizeof pam);
-    netpbm_enter();
-    int rc = guarded_readinit(f, &pam);
-    netpbm_leave();
-    if (rc != 0) {
-        if (ferror(f)) {
-            set_err(errbuf, errlen, "read error in netpbm header");
-            return MMP_EIO;
-        }
-        if (feof(f)) {
-            set_err(errbuf, errlen, "truncated netpbm header");
-            return MMP_EFORMAT;
-        }
-        /* libnetpbm consumed the magic itself; its message quotes it. */
-        if (strstr(netpbm_msg, "magic"))
-            set_err(errbuf, errlen, "not an image file (%s)", netpbm_msg);
-        else
-            set_err(errbuf, errlen, "invalid netpbm header: %s",
-                    netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
-        return MMP_EFORMAT;
-    }
+    int rc = read_header(f, &pam, errbuf, errlen);
+    if (rc != MMP_OK)
+        return rc;
 
     const char *kind = format_name(pam.format);
     /* All size checks come before any allocation. */
