@@ -775,6 +775,57 @@ static void test_bad_netpbm(void **state)
     expect_bad_str("P3 2 1 255\n1 2 3 4 5\n", MMP_EFORMAT, "truncated PPM data");
     expect_bad_str("P3 1 1 7\n1 8 3\n", MMP_EFORMAT, "sample value 8 exceeds");
     expect_bad_str("P6 100000 100000 255\n", MMP_ELIMIT, "too large");
+    /* PAM headers are parsed here (libnetpbm's parser overran its buffer on
+     * fuzzed headers: docs/fuzzing.md). */
+    char line[400];
+    memset(line, 'W', sizeof line);
+    memcpy(line, "P7\nWIDTH ", 9);
+    line[sizeof line - 1] = '\0';
+    expect_bad_str(line, MMP_EFORMAT, "a line longer than 255 bytes");
+    expect_bad("P7\nWIDTH 1\0\nHEIGHT 1\n", 20, MMP_EFORMAT, "NUL byte");
+    expect_bad_str("P7\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\na",
+                   MMP_EFORMAT, "no WIDTH line");
+    expect_bad_str("P7\nWIDTH 1\nHEIGHT 1\nCOLOURS 1\nENDHDR\n", MMP_EFORMAT,
+                   "unknown line 'COLOURS'");
+    expect_bad_str("P7\nWIDTH 1x\nHEIGHT 1\n", MMP_EFORMAT, "WIDTH '1x' is not a number");
+    expect_bad_str("P7\nWIDTH 99999999999\n", MMP_EFORMAT, "not a number");
+    expect_bad_str("P7 WIDTH 1\n", MMP_EFORMAT, "magic P7 must end its line");
+    expect_bad_str("P7\nWIDTH 1\nHEIGHT 1\n", MMP_EFORMAT, "truncated netpbm header");
+    expect_bad_str("P5 1 1 255\n", MMP_EFORMAT, "truncated PGM data");
+}
+
+/* Header details: comments anywhere (right after maxval too), blank and
+ * comment lines in PAM, TUPLTYPE on two lines. */
+static void test_netpbm_headers(void **state)
+{
+    (void)state;
+    mmp_image img;
+    char err[256] = "";
+    const char *p = tpath("hdr.pnm");
+    write_file(p, "P5 2 1 255#c\nab", 15);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_OK);
+    assert_int_equal(img.pix[0], 'a');
+    assert_int_equal(img.pix[1], 'b');
+    mmp_image_free(&img);
+    static const char pam[] = "P7\n# comment\n\nWIDTH 2\n  HEIGHT\t1  \nDEPTH 2\nMAXVAL 255\n"
+                              "TUPLTYPE GRAYSCALE\nENDHDR\nabcd";
+    write_file(p, pam, sizeof pam - 1);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_EFORMAT);
+    assert_non_null(strstr(err, "depth 2 does not match tuple type GRAYSCALE"));
+    static const char pam2[] = "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE\n"
+                               "TUPLTYPE _ALPHA\nENDHDR\nabcd";
+    write_file(p, pam2, sizeof pam2 - 1);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_EUNSUPPORTED);
+    assert_non_null(strstr(err, "'GRAYSCALE _ALPHA'"));
+    static const char pam3[] = "P7\n# c\n\nWIDTH 2\n  HEIGHT\t1  \r\nDEPTH 2\nMAXVAL 255\n"
+                               "TUPLTYPE GRAYSCALE_ALPHA\nENDHDR\nabcd";
+    write_file(p, pam3, sizeof pam3 - 1);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_OK);
+    static const uint16_t want[4] = {'a', 'b', 'c', 'd'};
+    assert_int_equal(img.channels, 2);
+    assert_memory_equal(img.pix, want, sizeof want);
+    mmp_image_free(&img);
+    unlink(p);
 }
 
 int main(void)
@@ -796,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_output_format),
         cmocka_unit_test(test_bad_png),
         cmocka_unit_test(test_bad_netpbm),
+        cmocka_unit_test(test_netpbm_headers),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
