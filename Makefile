@@ -16,7 +16,8 @@
 #                      decoder and the header probe of mmp/ (no search, no engine)
 #   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
 #                      search and the engines of kernels/
-#   build/libmmpcli.a  the front ends' helpers: file I/O, PGM through libnetpbm
+#   build/libmmpcli.a  the front ends' helpers: file I/O, netpbm files through libnetpbm,
+#                      PNG through libpng
 # mmp-dec links libmmpdec.a alone: the proof that decoding needs no search.
 
 CC      ?= cc
@@ -42,7 +43,7 @@ CL_LIBS     =
 endif
 DEC_LIBS = -lz -lm $(OMP_LIBS)
 ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
-CLI_LIBS = -lnetpbm
+CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 
 BUILD ?= build
 BIN   ?= bin
@@ -61,7 +62,7 @@ KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
 endif
 # Encoder-only code: the encoder, the search, the engines.
 ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) $(KERN_SRC)
-CLI_SRC = mmp/cli/cli.c mmp/cli/pgm.c
+CLI_SRC = mmp/cli/cli.c mmp/cli/imagefile.c mmp/cli/pnm.c mmp/cli/png.c
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 
 DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)
@@ -338,8 +339,8 @@ FUZZ_SECONDS ?= 60
 # The fast targets by default (small images: about 1000 decodes, 10 to 35
 # round trips, a few engine comparisons per second and core); decode and
 # roundtrip (larger images, ten to a hundred times slower) for rare runs.
-FUZZ_ALL      = decode_fast roundtrip_fast diff pgm decode roundtrip
-FUZZ_TARGETS ?= decode_fast roundtrip_fast diff pgm
+FUZZ_ALL      = decode_fast roundtrip_fast diff pgm png decode roundtrip
+FUZZ_TARGETS ?= decode_fast roundtrip_fast diff pgm png
 FUZZ_MAX_LEN ?= 4096
 FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ) $(CLI_OBJ))

@@ -7,7 +7,7 @@
 #                                        and make check-sanitize need neither)
 set -eu
 
-PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
+PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
 FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
 EXTRA="netpbm libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples gnuplot-nox python3 time"
 

@@ -63,7 +63,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
 #include "util.h"
 
@@ -299,7 +300,7 @@ static inline int cli_write_pgm(const char *path, const mmp_image *img)
     FILE *f = fopen(path, "wb");
     if (!f)
         return -1;
-    const int e = mmp_pgm_write(f, img);
+    const int e = mmp_pnm_write(f, img, 0);
     return fclose(f) || e ? -1 : 0;
 }
 

@@ -1,5 +1,7 @@
 /*
- * Tests of images in memory and PGM reading/writing through libnetpbm.
+ * Tests of images in memory and of the image files of the front ends:
+ * netpbm files through libnetpbm, PNG through libpng, the dispatch by the
+ * first bytes and the choice of the output format.
  * Every malformed input must come back as an error code with a one-line
  * message: libnetpbm must never get to exit() the process.
  */
@@ -16,7 +18,8 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "util.h"
 
 static char tmpdir[64];
@@ -47,7 +50,7 @@ static int read_bytes(const void *data, size_t len, mmp_image *img, char *err, s
 {
     const char *p = tpath("in.pgm");
     write_file(p, data, len);
-    int rc = mmp_pgm_read_path(p, img, err, errlen);
+    int rc = mmp_imagefile_read_path(p, img, err, errlen);
     unlink(p);
     return rc;
 }
@@ -102,7 +105,7 @@ static void pgm_roundtrip(int w, int h, int maxval)
     const char *p = tpath("rt.pgm");
     FILE *f = fopen(p, "wb");
     assert_non_null(f);
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_OK);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_OK);
     assert_int_equal(fclose(f), 0);
 
     size_t len;
@@ -124,7 +127,7 @@ static void pgm_roundtrip(int w, int h, int maxval)
     free(bytes);
 
     char err[256] = "";
-    int rc = mmp_pgm_read_path(p, &back, err, sizeof err);
+    int rc = mmp_imagefile_read_path(p, &back, err, sizeof err);
     if (rc)
         print_error("%s\n", err);
     assert_int_equal(rc, MMP_OK);
@@ -225,7 +228,7 @@ static void test_read_stdin(void **state)
     assert_non_null(freopen(p, "rb", stdin));
     mmp_image img;
     char err[256] = "";
-    assert_int_equal(mmp_pgm_read_path("-", &img, err, sizeof err), MMP_OK);
+    assert_int_equal(mmp_imagefile_read_path("-", &img, err, sizeof err), MMP_OK);
     assert_int_equal(img.height, 2);
     assert_int_equal(img.pix[1], 2);
     mmp_image_free(&img);
@@ -241,21 +244,27 @@ static void test_err_empty(void **state)
 static void test_err_magic(void **state)
 {
     (void)state;
-    expect_str_fail("GIF89a", MMP_EFORMAT, "not a PGM file (magic 0x4749)");
-    expect_str_fail("X", MMP_EFORMAT, "not a PGM file");
-    expect_str_fail("P9 1 1 255\na", MMP_EFORMAT, "not a PGM file");
-    expect_str_fail("MMPi\x01\x01\x04\x02", MMP_EFORMAT, "not a PGM file");
+    expect_str_fail("GIF89a", MMP_EFORMAT, "not an image file (magic 0x4749; PNG, PAM");
+    expect_str_fail("X", MMP_EFORMAT, "not an image file");
+    expect_str_fail("P9 1 1 255\na", MMP_EFORMAT, "not an image file");
+    expect_str_fail("MMPi\x01\x01\x04\x02", MMP_EFORMAT, "not an image file");
 }
 
-static void test_err_other_netpbm(void **state)
+/* PBM reads as grey with maxval 1 (0 black). */
+static void test_read_pbm(void **state)
 {
     (void)state;
-    expect_str_fail("P6 1 1 255\nabc", MMP_EFORMAT, "not a PGM file (magic P6: PPM");
-    expect_str_fail("P3 1 1 255\n1 2 3\n", MMP_EFORMAT, "PPM colour is not supported");
-    expect_str_fail("P4 8 1\n\xff", MMP_EFORMAT, "not a PGM file (magic P4");
-    expect_str_fail("P1 1 1\n1\n", MMP_EFORMAT, "not a PGM file (magic P1");
-    expect_str_fail("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\na",
-                    MMP_EFORMAT, "not a PGM file (magic P7");
+    mmp_image img;
+    char err[256] = "";
+    assert_int_equal(read_str("P1 3 1\n1 0 1\n", &img, err, sizeof err), MMP_OK);
+    assert_int_equal(img.maxval, 1);
+    assert_int_equal(mmp_image_channels(&img), 1);
+    static const uint16_t want[3] = {0, 1, 0};
+    assert_memory_equal(img.pix, want, sizeof want);
+    mmp_image_free(&img);
+    assert_int_equal(read_bytes("P4 3 1\n\xa0", 8, &img, err, sizeof err), MMP_OK);
+    assert_memory_equal(img.pix, want, sizeof want);
+    mmp_image_free(&img);
 }
 
 static void test_err_truncated_data(void **state)
@@ -271,11 +280,11 @@ static void test_err_truncated_data(void **state)
 static void test_err_truncated_header(void **state)
 {
     (void)state;
-    expect_str_fail("P", MMP_EFORMAT, "truncated PGM header");
-    expect_str_fail("P5", MMP_EFORMAT, "truncated PGM header");
-    expect_str_fail("P5 10", MMP_EFORMAT, "truncated PGM header");
-    expect_str_fail("P5 10 10", MMP_EFORMAT, "truncated PGM header");
-    expect_str_fail("P5 10 10 # comment", MMP_EFORMAT, "truncated PGM header");
+    expect_str_fail("P", MMP_EFORMAT, "truncated netpbm header");
+    expect_str_fail("P5", MMP_EFORMAT, "truncated netpbm header");
+    expect_str_fail("P5 10", MMP_EFORMAT, "truncated netpbm header");
+    expect_str_fail("P5 10 10", MMP_EFORMAT, "truncated netpbm header");
+    expect_str_fail("P5 10 10 # comment", MMP_EFORMAT, "truncated netpbm header");
 }
 
 static void test_err_zero_dims(void **state)
@@ -297,8 +306,8 @@ static void test_err_absurd_dims(void **state)
     expect_str_fail("P5 16385 16385 65535\n", MMP_ELIMIT, "image too large");
     expect_str_fail("P2 65536 65536 255\n", MMP_ELIMIT, "image too large");
     /* Beyond int: libnetpbm itself refuses the number. */
-    expect_str_fail("P5 4000000000 1 255\n", MMP_EFORMAT, "invalid PGM header");
-    expect_str_fail("P5 -1 1 255\n", MMP_EFORMAT, "invalid PGM header");
+    expect_str_fail("P5 4000000000 1 255\n", MMP_EFORMAT, "invalid netpbm header");
+    expect_str_fail("P5 -1 1 255\n", MMP_EFORMAT, "invalid netpbm header");
 }
 
 static void test_err_maxval(void **state)
@@ -323,7 +332,7 @@ static void test_err_missing_file(void **state)
     mmp_image img;
     char err[256] = "";
     const char *p = tpath("does-not-exist.pgm");
-    assert_int_equal(mmp_pgm_read_path(p, &img, err, sizeof err), MMP_EIO);
+    assert_int_equal(mmp_imagefile_read_path(p, &img, err, sizeof err), MMP_EIO);
     char want[256];
     snprintf(want, sizeof want, "cannot open %s: %s", p, strerror(ENOENT));
     assert_string_equal(err, want);
@@ -335,7 +344,7 @@ static void test_err_no_errbuf(void **state)
 {
     (void)state;
     mmp_image img;
-    assert_int_equal(read_str("P6 1 1 255\nabc", &img, NULL, 0), MMP_EFORMAT);
+    assert_int_equal(read_str("P6 1 1 255\nab", &img, NULL, 0), MMP_EFORMAT);
     char tiny[8];
     assert_int_equal(read_str("P5 1 1 0\na", &img, tiny, sizeof tiny), MMP_EFORMAT);
     assert_int_equal(strlen(tiny), sizeof tiny - 1);
@@ -366,7 +375,7 @@ static void test_write_errors(void **state)
     /* A full device: the error surfaces at write or flush time. */
     FILE *f = fopen("/dev/full", "wb");
     if (f) {
-        assert_int_equal(mmp_pgm_write(f, &img), MMP_EIO);
+        assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EIO);
         fclose(f);
     }
     /* A stream opened for reading cannot be written. */
@@ -374,7 +383,7 @@ static void test_write_errors(void **state)
     write_file(p, "x", 1);
     f = fopen(p, "rb");
     assert_non_null(f);
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EIO);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EIO);
     fclose(f);
     unlink(p);
 
@@ -382,15 +391,15 @@ static void test_write_errors(void **state)
     f = fopen(p, "wb");
     assert_non_null(f);
     img.pix[5] = 256;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.pix[5] = 0;
     img.maxval = 0;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.maxval = 70000;
-    assert_int_equal(mmp_pgm_write(f, &img), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, &img, 0), MMP_EINVAL);
     img.maxval = 255;
-    assert_int_equal(mmp_pgm_write(NULL, &img), MMP_EINVAL);
-    assert_int_equal(mmp_pgm_write(f, NULL), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(NULL, &img, 0), MMP_EINVAL);
+    assert_int_equal(mmp_pnm_write(f, NULL, 0), MMP_EINVAL);
     assert_int_equal(ftell(f), 0);
     fclose(f);
     unlink(p);
@@ -435,7 +444,7 @@ int main(void)
         cmocka_unit_test(test_read_stdin),
         cmocka_unit_test(test_err_empty),
         cmocka_unit_test(test_err_magic),
-        cmocka_unit_test(test_err_other_netpbm),
+        cmocka_unit_test(test_read_pbm),
         cmocka_unit_test(test_err_truncated_data),
         cmocka_unit_test(test_err_truncated_header),
         cmocka_unit_test(test_err_zero_dims),

@@ -39,7 +39,8 @@
 
 #include <cmocka.h>
 
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
 #include "util.h"
 
@@ -217,7 +218,7 @@ static void make_crop(const char *name)
     snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "wb");
     assert_non_null(f);
-    assert_int_equal(mmp_pgm_write(f, &c), 0);
+    assert_int_equal(mmp_pnm_write(f, &c, 0), 0);
     assert_int_equal(fclose(f), 0);
     mmp_image_free(&c);
 }

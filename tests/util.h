@@ -47,7 +47,8 @@
 #include "common/scales.h"
 #include "dict/dict.h"
 #include "kernels/engine.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
+#include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
 #include "predict/predict.h"
 
@@ -206,7 +207,7 @@ static inline int read_image(const char *name, mmp_image *img, char *err, size_t
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.pgm", d, name);
-    return mmp_pgm_read_path(path, img, err, errlen);
+    return mmp_imagefile_read_path(path, img, err, errlen);
 }
 
 /* images/NAME.pgm into img, failing the test when it cannot be read. */
@@ -287,7 +288,7 @@ static inline int for_each_image_crop(void (*fn)(const char *what, const mmp_ima
         char path[2048], err[256] = "", what[300];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         mmp_image img = {0}, c = {0};
-        if (mmp_pgm_read_path(path, &img, err, sizeof err))
+        if (mmp_imagefile_read_path(path, &img, err, sizeof err))
             fail_msg("cannot read %s: %s", path, err);
         crop(&img, (img.width - 40) / 2, (img.height - 40) / 2, 40, 40, &c);
         snprintf(what, sizeof what, "%s centre 40x40", de->d_name);

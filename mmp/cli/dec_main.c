@@ -1,4 +1,4 @@
-/* mmp-dec: decode an .mmp file to a PGM image. */
+/* mmp-dec: decode an .mmp file to an image file (PGM, PPM, PAM or PNG). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "mmp/cli/cli.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
 #include "mmp/mmp.h"
 
 static const char *prog = "mmp-dec";
@@ -14,12 +14,17 @@ static const char *prog = "mmp-dec";
 /* --help on stdout; exit status 1 when it cannot be written. */
 static int usage(FILE *f)
 {
-    fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT.pgm]\n"
+    fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT]\n"
                "       mmp-dec --info IN.mmp\n"
-               "Decode an MMP file to PGM. Without -o the output is IN with .pgm in place of\n"
-               ".mmp ('-' as IN reads stdin and then writes stdout).\n"
+               "Decode an MMP file to an image file. OUT ending in .png is PNG (8 or 16\n"
+               "bits, sBIT when maxval is 2^k-1 below that; a maxval that is not 2^k-1 is an\n"
+               "error: PNG cannot hold it exactly), .pgm PGM (grey images only), .ppm PPM\n"
+               "(RGB only), .pam PAM; any other name, and '-' (stdout), PGM for grey, PPM\n"
+               "for RGB, PAM for an image with alpha. Without -o the output is IN with the\n"
+               "extension of that kind (.pgm, .ppm, .pam) in place of .mmp ('-' as IN\n"
+               "reads stdin and then writes stdout).\n"
                "\n"
-               "  -o, --output FILE    output PGM ('-' for stdout)\n"
+               "  -o, --output FILE    output image ('-' for stdout)\n"
                "      --info           print the file's header fields on stdout, one\n"
                "                       name=value a line, and decode nothing (no -o, no\n"
                "                       --stats); the file is checked as decoding checks it\n"
@@ -38,7 +43,31 @@ static int usage(FILE *f)
     return mmp_cli_stdout_done(prog);
 }
 
-static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
+/* The decoded image and the format chosen for its file. */
+typedef struct image_out {
+    const mmp_image *img;
+    mmp_file_format fmt;
+} image_out;
+
+static int write_image(void *opaque, void *file)
+{
+    const image_out *io = opaque;
+    return mmp_imagefile_write(file, io->img, io->fmt);
+}
+
+/* IN with the extension of the image's kind in place of .mmp. */
+static char *derive_name(const char *in_path, const mmp_image *img)
+{
+    size_t n = strlen(in_path);
+    char *name = malloc(n + 5);
+    if (!name)
+        return NULL;
+    memcpy(name, in_path, n + 1);
+    if (n > 4 && strcmp(name + n - 4, ".mmp") == 0)
+        name[n - 4] = 0;
+    strcat(name, mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
+    return name;
+}
 
 /* "name=" and num / 2^shift in decimal, exactly (a %g would round large
  * values): k / 2^shift = k * 5^shift / 10^shift, so the fraction has at most
@@ -160,32 +189,20 @@ int main(int argc, char **argv)
         }
         return print_info(in_path);
     }
+    /* Without -o the name depends on the kind of image decoded: it is
+     * checked once the image is there. */
+    const int derive = !out_path && strcmp(in_path, "-") != 0;
+    if (!out_path && !derive)
+        out_path = "-";
     char *derived = NULL;
-    if (!out_path) {
-        if (strcmp(in_path, "-") == 0) {
-            out_path = "-";
-        } else {
-            size_t n = strlen(in_path);
-            derived = malloc(n + 5);
-            if (!derived) {
-                mmp_cli_error(prog, "out of memory");
-                return MMP_EXIT_FAILURE;
-            }
-            strcpy(derived, in_path);
-            if (n > 4 && strcmp(derived + n - 4, ".mmp") == 0)
-                derived[n - 4] = 0;
-            strcat(derived, ".pgm");
-            out_path = derived;
-        }
-    }
     char err[512];
     mmp_image img = {0};
-    mmp_cli_output out = {.path = out_path, .what = "output", .write = write_pgm, .opaque = &img};
-    int e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err);
-    if (e) {
+    image_out io = {.img = &img, .fmt = MMP_FILE_PGM};
+    mmp_cli_output out = {.path = out_path, .what = "output", .write = write_image, .opaque = &io};
+    int e = 0;
+    if (!derive && (e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err)) != 0) {
         mmp_cli_error(prog, "%s", err);
         mmp_cli_outputs_free(&out, 1);
-        free(derived);
         return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
     }
     uint8_t *buf = NULL;
@@ -199,6 +216,22 @@ int main(int argc, char **argv)
         mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
     }
     double secs = now_seconds() - t0;
+    int usage_error = 0;
+    if (!e && derive) {
+        derived = derive_name(in_path, &img);
+        if (!derived) {
+            e = MMP_ENOMEM;
+            mmp_cli_error(prog, "out of memory");
+        } else {
+            out_path = out.path = derived;
+            if ((e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err)) != 0) {
+                mmp_cli_error(prog, "%s", err);
+                usage_error = e == MMP_EINVAL;
+            }
+        }
+    }
+    if (!e && (e = mmp_imagefile_format(out_path, &img, &io.fmt, err, sizeof err)) != 0)
+        mmp_cli_error(prog, "%s: %s", strcmp(out_path, "-") ? out_path : "standard output", err);
     if (!e) {
         e = mmp_cli_outputs_write(&out, 1, err, sizeof err);
         if (e)
@@ -219,6 +252,6 @@ int main(int argc, char **argv)
     free(derived);
     mmp_image_free(&img);
     if (e)
-        return MMP_EXIT_FAILURE;
+        return usage_error ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
     return mmp_cli_stdout_done(prog);
 }

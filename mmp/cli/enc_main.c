@@ -1,4 +1,4 @@
-/* mmp-enc: encode a PGM image to an .mmp file. */
+/* mmp-enc: encode an image file (PNG, PAM, PPM, PGM) to an .mmp file. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mmp/cli/cli.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/imagefile.h"
 #include "mmp/cli/ratectl.h"
 #include "mmp/mmp.h"
 
@@ -17,8 +17,13 @@ static const char *prog = "mmp-enc";
 static int usage(FILE *f)
 {
     fprintf(f,
-            "Usage: mmp-enc [options] IN.pgm OUT.mmp\n"
-            "Encode a grey PGM image (8 or 16 bits) with MMP. '-' is stdin or stdout.\n"
+            "Usage: mmp-enc [options] IN OUT.mmp\n"
+            "Encode an image with MMP. '-' is stdin or stdout. IN is told by its first\n"
+            "bytes, not its name: PNG (grey, grey+alpha, RGB, RGBA, palette, 1 to 16\n"
+            "bits, interlaced or not; a palette becomes 8-bit RGB, with alpha when tRNS\n"
+            "gives transparency), PAM (GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA,\n"
+            "BLACKANDWHITE), PPM, PGM or PBM (plain or raw, 8 or 16 bits). Samples keep\n"
+            "their depth: maxval is the file's (2^bits - 1 for PNG).\n"
             "\n"
             "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
             "                       higher means fewer bits and lower quality\n"
@@ -60,7 +65,11 @@ static int usage(FILE *f)
             "                       weight in the RGB error (default 1)\n"
             "      --alpha A        alpha channel: exact (lossless, whatever lambda) or mmp\n"
             "                       (lossy, at lambda) (default exact)\n"
-            "      --recon FILE     also write the encoder's reconstruction (PGM)\n"
+            "      --recon FILE     also write the encoder's reconstruction: PNG if FILE\n"
+            "                       ends in .png (maxval must be 2^k-1: 8 or 16 bits, sBIT\n"
+            "                       for fewer; any other maxval is an error), PGM for .pgm\n"
+            "                       (grey only), PPM for .ppm (RGB only), PAM for .pam;\n"
+            "                       otherwise PGM, PPM or PAM (alpha) by the image's kind\n"
             "      --stats          print one line: bytes, bpp, PSNR (over RGB for colour,\n"
             "                       alpha left out), seconds, size, lambda, engine (the one\n"
             "                       that ran), channels, the PSNR of each coded plane; with\n"
@@ -101,7 +110,17 @@ static int write_blob(void *opaque, void *file)
     return fwrite(b->data, 1, b->len, file) == b->len ? 0 : MMP_EIO;
 }
 
-static int write_pgm(void *opaque, void *file) { return mmp_pgm_write(file, opaque); }
+/* An image and the format chosen for its file. */
+typedef struct image_out {
+    const mmp_image *img;
+    mmp_file_format fmt;
+} image_out;
+
+static int write_image(void *opaque, void *file)
+{
+    const image_out *io = opaque;
+    return mmp_imagefile_write(file, io->img, io->fmt);
+}
 
 /* The library's messages: warnings unless -q, figures with -v. */
 typedef struct log_ctx {
@@ -381,7 +400,7 @@ int main(int argc, char **argv)
         return MMP_EXIT_USAGE;
     }
     if (argc - optind != 2) {
-        mmp_cli_error(prog, "expected IN.pgm and OUT.mmp (see --help)");
+        mmp_cli_error(prog, "expected IN and OUT.mmp (see --help)");
         return MMP_EXIT_USAGE;
     }
     const char *in_path = argv[optind], *out_path = argv[optind + 1];
@@ -390,8 +409,9 @@ int main(int argc, char **argv)
      * first); neither output is renamed into place unless both are written. */
     blob b = {NULL, 0};
     mmp_image img = {0}, rec = {0};
+    image_out rec_out = {.img = &rec, .fmt = MMP_FILE_PGM};
     mmp_cli_output outs[2] = {
-        {.path = recon_path, .what = "--recon", .write = write_pgm, .opaque = &rec},
+        {.path = recon_path, .what = "--recon", .write = write_image, .opaque = &rec_out},
         {.path = out_path, .what = "output", .write = write_blob, .opaque = &b}};
     mmp_cli_output *o = recon_path ? outs : outs + 1;
     const int nout = recon_path ? 2 : 1;
@@ -414,13 +434,21 @@ int main(int argc, char **argv)
     st.log = log_message;
     st.log_opaque = &lc;
 
-    e = mmp_pgm_read_path(in_path, &img, err, sizeof(err));
+    e = mmp_imagefile_read_path(in_path, &img, err, sizeof(err));
     if (e) {
         /* The file named once: "cannot open X: ..." names it already. */
         if (strncmp(err, "cannot open ", 12) == 0)
             mmp_cli_error(prog, "%s", err);
         else
             mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
+        mmp_cli_outputs_free(o, nout);
+        return MMP_EXIT_FAILURE;
+    }
+    /* The reconstruction has the input's kind and maxval: a --recon name
+     * that cannot hold it fails before the encode, not after. */
+    if (recon_path && mmp_imagefile_format(recon_path, &img, &rec_out.fmt, err, sizeof err)) {
+        mmp_cli_error(prog, "--recon %s: %s", recon_path, err);
+        mmp_image_free(&img);
         mmp_cli_outputs_free(o, nout);
         return MMP_EXIT_FAILURE;
     }

@@ -1,9 +1,10 @@
 /*
- * libFuzzer target: the PGM reader (mmp_pgm_read, through libnetpbm) on
- * arbitrary bytes, read from a memory stream.
+ * libFuzzer target: the netpbm reader (mmp_pnm_read, through libnetpbm) on
+ * arbitrary bytes, read from a memory stream; the seeds are PGM files
+ * (fuzz_png covers the reader that tells PNG and netpbm apart).
  *
  * libnetpbm keeps process-global state (message handlers, the jump buffer
- * that replaces exit() on errors); mmp_pgm_read installs and removes its
+ * that replaces exit() on errors); mmp_pnm_read installs and removes its
  * handlers around every call and restores the previous jump buffer, so
  * calling it over and over in one process is exactly the library's normal
  * use. The reader must return 0 with a consistent image (every sample <=
@@ -27,7 +28,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "mmp/cli/pgm.h"
+#include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
 
 #define ENC_MAX_PIXELS 64
@@ -74,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mmp_image img;
     char err[512];
     err[0] = '\0';
-    int rc = mmp_pgm_read(f, &img, err, sizeof err);
+    int rc = mmp_pnm_read(f, &img, err, sizeof err);
     fclose(f);
     if (rc) {
         check_error_text(rc, err);
@@ -85,7 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!img.pix || img.width < 1 || img.height < 1 || img.maxval < 1 || img.maxval > 65535 ||
         img.width > MMP_MAX_DIM || img.height > MMP_MAX_DIM)
         abort();
-    size_t n = (size_t)img.width * (size_t)img.height;
+    if (img.channels < 1 || img.channels > 4)
+        abort();
+    size_t n = (size_t)img.width * (size_t)img.height * (size_t)img.channels;
     for (size_t i = 0; i < n; i++)
         if (img.pix[i] > img.maxval)
             abort();
@@ -94,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *e = getenv("MMP_FUZZ_PGM_ENCODE");
         encode = e && e[0] == '1';
     }
-    if (encode && n <= ENC_MAX_PIXELS)
+    if (encode && n <= ENC_MAX_PIXELS && img.channels == 1)
         encode_decode(&img, size);
     mmp_image_free(&img);
     return 0;

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Regenerate the seed corpora in tests/fuzz/corpus/ (each file < 4 KB).
-# Needs a built bin/mmp-enc and the netpbm tools (pamcut, pamdepth,
-# pnmtoplainpnm). Run from the repository root: sh tests/fuzz/make-corpus.sh
+# Needs a built bin/mmp-enc, the netpbm tools (pamcut, pamdepth,
+# pnmtoplainpnm, rgb3toppm, pamstack, pnmtopng) and python3. Run from the repository root: sh tests/fuzz/make-corpus.sh
 set -eu
 BIN=${MMP_BIN:-bin}
 C=tests/fuzz/corpus
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-mkdir -p $C/decode $C/pgm $C/roundtrip $C/decode_fast $C/roundtrip_fast $C/diff
+mkdir -p $C/decode $C/pgm $C/roundtrip $C/decode_fast $C/roundtrip_fast $C/diff $C/png
 
 # PGM seeds: P5 and P2, 8 and 16 bits, maxval 1, a comment, odd sizes.
 pamcut -left 200 -top 200 -width 12 -height 9 images/camera.pgm > $C/pgm/camera-12x9-p5.pgm
@@ -17,6 +17,71 @@ pnmtoplainpnm $C/pgm/moon-7x5-16bit-p5.pgm > $C/pgm/moon-7x5-16bit-p2.pgm
 printf 'P2\n# a comment\n4 3\n1\n0 1 0 1\n1 0 1 0\n0 0 1 1\n' > $C/pgm/maxval1-p2.pgm
 printf 'P5 1 1 255\n\200' > $C/pgm/one-pixel-p5.pgm
 printf 'P5\n2 2\n1023\n\000\001\003\377\002\000\000\007' > $C/pgm/maxval1023-p5.pgm
+
+# Image reader seeds (fuzz_png): PNG of every colour type and depth, with
+# palette, tRNS, sBIT, interlaced; PAM of every tuple type; PPM plain and
+# raw, 8 and 16 bits. The PNGs are written by python3's zlib (pnmtopng
+# would pick its own types), the interlaced ones by pnmtopng.
+P=$C/png
+pamcut -left 200 -top 200 -width 8 -height 6 images/camera.pgm > $T/r.pgm
+pamcut -left 100 -top 100 -width 8 -height 6 images/moon.pgm > $T/g.pgm
+pamcut -left 0 -top 0 -width 8 -height 6 images/brick.pgm > $T/b.pgm
+rgb3toppm $T/r.pgm $T/g.pgm $T/b.pgm > $P/rgb-8x6-p6.ppm
+pnmtoplainpnm $P/rgb-8x6-p6.ppm > $P/rgb-8x6-p3.ppm
+pamdepth 65535 $P/rgb-8x6-p6.ppm > $P/rgb-8x6-16bit-p6.ppm
+pnmtoplainpnm $P/rgb-8x6-16bit-p6.ppm > $P/rgb-8x6-16bit-p3.ppm
+pamstack -tupletype=RGB_ALPHA $P/rgb-8x6-p6.ppm $T/g.pgm > $P/rgba-8x6.pam 2>/dev/null
+pamstack -tupletype=GRAYSCALE_ALPHA $T/r.pgm $T/g.pgm > $P/ga-8x6.pam 2>/dev/null
+pamdepth 65535 $P/rgba-8x6.pam > $P/rgba-8x6-16bit.pam
+pamstack -tupletype=RGB $P/rgb-8x6-p6.ppm > $P/rgb-8x6.pam 2>/dev/null
+pamstack -tupletype=GRAYSCALE $T/r.pgm > $P/grey-8x6.pam 2>/dev/null
+printf 'P7\nWIDTH 4\nHEIGHT 2\nDEPTH 1\nMAXVAL 1\nTUPLTYPE BLACKANDWHITE\nENDHDR\n\0\1\1\0\1\1\0\0' > $P/bw-4x2.pam
+printf 'P1\n5 2\n1 0 1 0 1\n0 1 0 1 0\n' > $P/bw-5x2-p1.pbm
+pnmtopng -interlace -force $P/rgb-8x6-p6.ppm > $P/rgb-8x6-interlaced.png
+pnmtopng -interlace $T/r.pgm > $P/grey-8x6-interlaced.png
+python3 - "$P" <<'EOF'
+import struct, sys, zlib
+out = sys.argv[1]
+def chunk(t, d):
+    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+def png(name, w, h, depth, ctype, samples, extra=b''):
+    ch = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[ctype]
+    raw = b''
+    for y in range(h):
+        row = samples[y * w * ch:(y + 1) * w * ch]
+        raw += b'\0'
+        if depth == 16:
+            raw += b''.join(struct.pack('>H', v) for v in row)
+        elif depth == 8:
+            raw += bytes(row)
+        else:
+            bits = ''.join(format(v, '0%db' % depth) for v in row)
+            bits += '0' * (-len(bits) % 8)
+            raw += bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+    ihdr = struct.pack('>IIBBBBB', w, h, depth, ctype, 0, 0, 0)
+    data = (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', ihdr) + extra +
+            chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+    open(out + '/' + name, 'wb').write(data)
+def pattern(n, maxval, seed):
+    return [(i * 7919 + seed * 104729 + (i * i) % 31) % (maxval + 1) for i in range(n)]
+w, h = 7, 5
+for d in (1, 2, 4, 8, 16):
+    png('grey-%dbit.png' % d, w, h, d, 0, pattern(w * h, (1 << d) - 1, d))
+for d in (8, 16):
+    png('ga-%dbit.png' % d, w, h, d, 4, pattern(w * h * 2, (1 << d) - 1, d + 1))
+    png('rgb-%dbit.png' % d, w, h, d, 2, pattern(w * h * 3, (1 << d) - 1, d + 2))
+    png('rgba-%dbit.png' % d, w, h, d, 6, pattern(w * h * 4, (1 << d) - 1, d + 3))
+pal = bytes([0, 0, 0, 255, 0, 0, 10, 200, 30, 1, 2, 3])
+for d in (1, 2, 4, 8):
+    n = min(4, 1 << d)
+    png('palette-%dbit.png' % d, w, h, d, 3, pattern(w * h, n - 1, d), chunk(b'PLTE', pal[:3 * n]))
+png('palette-trns.png', w, h, 8, 3, pattern(w * h, 3, 5),
+    chunk(b'PLTE', pal) + chunk(b'tRNS', bytes([0, 128])))
+png('grey-trns-16bit.png', w, h, 16, 0, pattern(w * h, 65535, 9), chunk(b'tRNS', struct.pack('>H', 0)))
+png('rgb-trns.png', w, h, 8, 2, pattern(w * h * 3, 255, 11), chunk(b'tRNS', struct.pack('>HHH', 0, 0, 0)))
+g5 = [((v << 3) | (v >> 2)) for v in pattern(w * h, 31, 13)]
+png('grey-sbit5.png', w, h, 8, 0, g5, chunk(b'sBIT', bytes([5])))
+EOF
 
 # .mmp seeds: tiny crops at several lambdas, 8 and 16 bits, maxval 1, both
 # coding orders (raster, the default, and wavefront).

@@ -1,0 +1,174 @@
+/* Image files of the front ends: format detection and the output's format. */
+#include "mmp/cli/imagefile.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/error.h"
+#include "mmp/cli/png.h"
+#include "mmp/cli/pnm.h"
+
+static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+    if (!errbuf || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static const char *const kind_names[4] = {"grey", "grey+alpha", "RGB", "RGBA"};
+
+int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    if (!img)
+        return MMP_EINVAL;
+    memset(img, 0, sizeof *img);
+    if (!f) {
+        set_err(errbuf, errlen, "no input stream");
+        return MMP_EINVAL;
+    }
+    /* One byte decides, and is pushed back for libnetpbm (the only pushback
+     * stdio guarantees); a PNG's signature is checked here and libpng told
+     * that it has been read. No seeking: a pipe works. */
+    int c0 = getc(f);
+    if (c0 == EOF) {
+        if (ferror(f)) {
+            set_err(errbuf, errlen, "read error: %s", strerror(errno));
+            return MMP_EIO;
+        }
+        set_err(errbuf, errlen, "empty file");
+        return MMP_EFORMAT;
+    }
+    if (c0 == 'P') {
+        if (ungetc(c0, f) == EOF) {
+            set_err(errbuf, errlen, "read error: cannot push back a byte");
+            return MMP_EIO;
+        }
+        return mmp_pnm_read(f, img, errbuf, errlen);
+    }
+    unsigned char sig[8];
+    sig[0] = (unsigned char)c0;
+    size_t got = 1;
+    if (c0 == mmp_png_signature[0]) {
+        got += fread(sig + 1, 1, sizeof sig - 1, f);
+        if (got == sizeof sig && memcmp(sig, mmp_png_signature, sizeof sig) == 0)
+            return mmp_png_read(f, (int)sizeof sig, img, errbuf, errlen);
+        if (ferror(f)) {
+            set_err(errbuf, errlen, "read error: %s", strerror(errno));
+            return MMP_EIO;
+        }
+        if (got < sizeof sig && memcmp(sig, mmp_png_signature, got) == 0) {
+            set_err(errbuf, errlen, "truncated PNG file");
+            return MMP_EFORMAT;
+        }
+        set_err(errbuf, errlen, "not an image file (a damaged PNG signature)");
+        return MMP_EFORMAT;
+    }
+    int c1 = getc(f);
+    if (c1 == EOF)
+        set_err(errbuf, errlen, "not an image file (magic 0x%02X; PNG, PAM, PPM, PGM or PBM "
+                                "expected)", c0);
+    else
+        set_err(errbuf, errlen, "not an image file (magic 0x%02X%02X; PNG, PAM, PPM, PGM or PBM "
+                                "expected)", c0, c1);
+    return MMP_EFORMAT;
+}
+
+int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    if (img)
+        memset(img, 0, sizeof *img);
+    if (!path || !img) {
+        set_err(errbuf, errlen, "no input path");
+        return MMP_EINVAL;
+    }
+    if (strcmp(path, "-") == 0)
+        return mmp_imagefile_read(stdin, img, errbuf, errlen);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
+        return MMP_EIO;
+    }
+    int rc = mmp_imagefile_read(f, img, errbuf, errlen);
+    fclose(f);   /* read-only: a close error cannot lose data */
+    return rc;
+}
+
+mmp_file_format mmp_imagefile_kind_format(const mmp_image *img)
+{
+    switch (mmp_image_channels(img)) {
+    case 1: return MMP_FILE_PGM;
+    case 3: return MMP_FILE_PPM;
+    default: return MMP_FILE_PAM;
+    }
+}
+
+const char *mmp_imagefile_extension(mmp_file_format fmt)
+{
+    switch (fmt) {
+    case MMP_FILE_PGM: return ".pgm";
+    case MMP_FILE_PPM: return ".ppm";
+    case MMP_FILE_PAM: return ".pam";
+    default: return ".png";
+    }
+}
+
+static int ends_with(const char *s, const char *ext)
+{
+    size_t n = strlen(s), m = strlen(ext);
+    return n > m && strcasecmp(s + n - m, ext) == 0;
+}
+
+int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format *fmt,
+                         char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    const int ch = mmp_image_channels(img);
+    const char *kind = ch >= 1 && ch <= 4 ? kind_names[ch - 1] : "invalid";
+    mmp_file_format want = mmp_imagefile_kind_format(img);
+    if (path && strcmp(path, "-") != 0) {
+        if (ends_with(path, ".png"))
+            want = MMP_FILE_PNG;
+        else if (ends_with(path, ".pam"))
+            want = MMP_FILE_PAM;
+        else if (ends_with(path, ".pgm"))
+            want = MMP_FILE_PGM;
+        else if (ends_with(path, ".ppm"))
+            want = MMP_FILE_PPM;
+    }
+    if ((want == MMP_FILE_PGM && ch != 1) || (want == MMP_FILE_PPM && ch != 3)) {
+        set_err(errbuf, errlen,
+                "a %s file holds %s images only and the image is %s (name it %s, .pam or .png)",
+                want == MMP_FILE_PGM ? "PGM" : "PPM", want == MMP_FILE_PGM ? "grey" : "RGB",
+                kind, mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
+        return MMP_EUNSUPPORTED;
+    }
+    if (want == MMP_FILE_PNG && !mmp_png_can_hold(img->maxval)) {
+        set_err(errbuf, errlen,
+                "PNG cannot hold maxval %d exactly (only 2^k-1: 1, 3, 7, ..., 255, ..., 65535); "
+                "name it %s or .pam", img->maxval,
+                mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
+        return MMP_EUNSUPPORTED;
+    }
+    *fmt = want;
+    return MMP_OK;
+}
+
+int mmp_imagefile_write(FILE *f, const mmp_image *img, mmp_file_format fmt)
+{
+    if (fmt == MMP_FILE_PNG)
+        return mmp_png_write(f, img);
+    if ((fmt == MMP_FILE_PGM && mmp_image_channels(img) != 1) ||
+        (fmt == MMP_FILE_PPM && mmp_image_channels(img) != 3))
+        return MMP_EINVAL;
+    return mmp_pnm_write(f, img, fmt == MMP_FILE_PAM);
+}

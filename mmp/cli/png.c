@@ -1,0 +1,385 @@
+/*
+ * PNG files of the front ends, read and written through libpng.
+ *
+ * libpng reports errors by calling an error function that must not return:
+ * ours keeps the message (one line) and longjmp()s back to the setjmp() in
+ * read_guarded() or write_guarded(). Everything those functions change is
+ * in a struct that lives in their caller's frame, so no automatic variable
+ * of the function that called setjmp() is read after the jump (the C rule
+ * about indeterminate non-volatile locals never applies), and the caller
+ * frees whatever was allocated, whichever way the guarded function ended:
+ * png_destroy_*_struct on every path.
+ */
+#include "mmp/cli/png.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+#include "common/error.h"
+
+const unsigned char mmp_png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+/* The most libpng may allocate for one ancillary chunk (iCCP, zTXt, ...),
+ * decompressed: profiles and texts are far smaller, and a tiny file must
+ * not make us allocate much. */
+#define CHUNK_MALLOC_MAX (8u << 20)
+
+typedef struct png_io {
+    png_structp png;
+    png_infop info;
+    FILE *f;
+    char msg[200];        /* libpng's last error, one line */
+    char warning[120];    /* libpng's last warning, one line */
+    int code;             /* our own verdict when we stopped it, else 0 */
+    mmp_image img;        /* reading: the image being filled */
+    png_bytep *rows;      /* reading: row pointers into img.pix */
+    const mmp_image *src; /* writing: the image */
+    png_bytep row;        /* writing: one row of the file */
+    int depth;            /* writing: bit depth in the file */
+    int sig_read;
+} png_io;
+
+static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+    if (!errbuf || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* A message of libpng on one line. */
+static void keep(char *dst, size_t size, const char *msg)
+{
+    size_t n = 0;
+    if (msg)
+        for (; msg[n] && n + 1 < size; n++)
+            dst[n] = (msg[n] == '\n' || msg[n] == '\r') ? ' ' : msg[n];
+    dst[n] = '\0';
+}
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+    png_io *io = png_get_error_ptr(png);
+    keep(io->msg, sizeof io->msg, msg);
+    png_longjmp(png, 1);
+}
+
+/* Warnings (a bad CRC in an ancillary chunk, which libpng skips, ...) would
+ * go to stderr; the front ends print only their own messages. The last one
+ * says what "Invalid IHDR data" was. */
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    png_io *io = png_get_error_ptr(png);
+    keep(io->warning, sizeof io->warning, msg);
+}
+
+int mmp_png_can_hold(int maxval)
+{
+    return maxval >= 1 && maxval <= 65535 && (maxval & (maxval + 1)) == 0;
+}
+
+static int bits_of(int maxval)
+{
+    int k = 0;
+    while (maxval >> k)
+        k++;
+    return k;
+}
+
+/* A k-bit value in `depth` bits, its bits repeated from the top (the PNG
+ * specification's scaling for sBIT). */
+static unsigned replicate(unsigned u, int k, int depth)
+{
+    unsigned r = 0;
+    for (int shift = depth - k; shift > -k; shift -= k)
+        r |= shift >= 0 ? u << shift : u >> -shift;
+    return r;
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* Everything from the signature to the end of the file, the image into
+ * io->img. Returns 0, or -1 after an error (io->msg, and io->code when it was
+ * our verdict). */
+static int read_guarded(png_io *io)
+{
+    if (setjmp(png_jmpbuf(io->png)))
+        return -1;
+    png_structp png = io->png;
+    png_infop info = io->info;
+    /* Sizes: libpng refuses wider or taller images in png_read_info, before
+     * we allocate anything; the pixel count is ours to check below. */
+    png_set_user_limits(png, MMP_MAX_DIM, MMP_MAX_DIM);
+    png_set_chunk_malloc_max(png, CHUNK_MALLOC_MAX);
+    png_init_io(png, io->f);
+    png_set_sig_bytes(png, io->sig_read);
+    png_read_info(png, info);
+
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    png_get_IHDR(png, info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    if ((unsigned long long)w * h > (unsigned long long)MMP_MAX_PIXELS) {
+        snprintf(io->msg, sizeof io->msg,
+                 "image too large: %lux%lu (limits: %d per side, %lld pixels)", (unsigned long)w,
+                 (unsigned long)h, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
+        io->code = MMP_ELIMIT;
+        return -1;
+    }
+    const int trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    int maxval;
+    if (ctype == PNG_COLOR_TYPE_PALETTE) {
+        png_set_palette_to_rgb(png);
+        maxval = 255;
+    } else if (depth < 8 && !trns) {
+        /* One byte per sample, values unchanged (not scaled to 8 bits). */
+        png_set_packing(png);
+        maxval = (1 << depth) - 1;
+    } else {
+        /* With tRNS, low-depth grey becomes 8 bits (libpng scales it). */
+        maxval = depth == 16 ? 65535 : 255;
+    }
+    if (trns)
+        png_set_tRNS_to_alpha(png);
+    (void)png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    const int ch = png_get_channels(png, info);
+    const int out_depth = png_get_bit_depth(png, info);
+    const size_t bps = out_depth == 16 ? 2 : 1;
+    if (ch < 1 || ch > 4 || (out_depth != 8 && out_depth != 16) ||
+        png_get_rowbytes(png, info) != (size_t)w * (size_t)ch * bps) {
+        snprintf(io->msg, sizeof io->msg, "unsupported PNG layout (%d channels of %d bits)", ch,
+                 out_depth);
+        io->code = MMP_EUNSUPPORTED;
+        return -1;
+    }
+    int rc = mmp_image_alloc_channels(&io->img, (int)w, (int)h, ch, maxval);
+    if (rc != MMP_OK) {
+        snprintf(io->msg, sizeof io->msg, "cannot allocate %lux%lu image", (unsigned long)w,
+                 (unsigned long)h);
+        io->code = rc;
+        return -1;
+    }
+    io->rows = malloc((size_t)h * sizeof *io->rows);
+    if (!io->rows) {
+        snprintf(io->msg, sizeof io->msg, "cannot allocate %lux%lu image", (unsigned long)w,
+                 (unsigned long)h);
+        io->code = MMP_ENOMEM;
+        return -1;
+    }
+    /* libpng writes each row's bytes at the start of the image's own row
+     * (2 bytes a sample there, at most as many in the file's row), and we
+     * widen them in place afterwards: no second copy of the image. */
+    const size_t stride = (size_t)w * (size_t)ch;
+    for (png_uint_32 y = 0; y < h; y++)
+        io->rows[y] = (png_bytep)(io->img.pix + (size_t)y * stride);
+    png_read_image(png, io->rows);
+    png_read_end(png, NULL);
+    return 0;
+}
+
+/* The bytes libpng left at the start of each row become samples. */
+static void widen_rows(png_io *io, int bytes_per_sample)
+{
+    mmp_image *img = &io->img;
+    const size_t n = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint16_t *row = img->pix + (size_t)y * n;
+        const unsigned char *b = (const unsigned char *)row;
+        if (bytes_per_sample == 1) {
+            /* From the end: sample i (bytes 2i, 2i + 1) never overwrites a
+             * byte j < i not yet read. */
+            for (size_t i = n; i-- > 0;)
+                row[i] = b[i];
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                const uint16_t v = (uint16_t)(b[2 * i] << 8 | b[2 * i + 1]);
+                row[i] = v;
+            }
+        }
+    }
+}
+
+/* sBIT: k significant bits in every channel and samples that are their
+ * k-bit values repeated give maxval 2^k - 1; else the full depth stays. */
+static void apply_sbit(png_io *io, int palette)
+{
+    png_color_8p sig;
+    if (palette || !png_get_sBIT(io->png, io->info, &sig))
+        return;
+    mmp_image *img = &io->img;
+    const int depth = bits_of(img->maxval);
+    if (depth != 8 && depth != 16)
+        return;
+    int k;
+    switch (img->channels) {
+    case 1: k = sig->gray; break;
+    case 2: k = sig->gray == sig->alpha ? sig->gray : 0; break;
+    case 3: k = sig->red == sig->green && sig->red == sig->blue ? sig->red : 0; break;
+    default:
+        k = sig->red == sig->green && sig->red == sig->blue && sig->red == sig->alpha ? sig->red
+                                                                                      : 0;
+        break;
+    }
+    if (k < 1 || k >= depth)
+        return;
+    const size_t n = (size_t)img->width * (size_t)img->height * (size_t)img->channels;
+    for (size_t i = 0; i < n; i++)
+        if (replicate(img->pix[i] >> (depth - k), k, depth) != img->pix[i])
+            return;
+    for (size_t i = 0; i < n; i++)
+        img->pix[i] = (uint16_t)(img->pix[i] >> (depth - k));
+    img->maxval = (1 << k) - 1;
+}
+
+int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    if (!img)
+        return MMP_EINVAL;
+    memset(img, 0, sizeof *img);
+    if (!f || sig_read < 0 || sig_read > 8) {
+        set_err(errbuf, errlen, "no input stream");
+        return MMP_EINVAL;
+    }
+    png_io io;
+    memset(&io, 0, sizeof io);
+    io.f = f;
+    io.sig_read = sig_read;
+    io.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+    if (io.png)
+        io.info = png_create_info_struct(io.png);
+    if (!io.png || !io.info) {
+        png_destroy_read_struct(io.png ? &io.png : NULL, NULL, NULL);
+        set_err(errbuf, errlen, "cannot start libpng");
+        return MMP_ENOMEM;
+    }
+    int rc = read_guarded(&io);
+    if (rc == 0) {
+        widen_rows(&io, bits_of(io.img.maxval) == 16 ? 2 : 1);
+        apply_sbit(&io, png_get_color_type(io.png, io.info) == PNG_COLOR_TYPE_PALETTE);
+    }
+    png_destroy_read_struct(&io.png, &io.info, NULL);
+    free(io.rows);
+    if (rc == 0) {
+        *img = io.img;
+        return MMP_OK;
+    }
+    mmp_image_free(&io.img);
+    if (io.code) {
+        set_err(errbuf, errlen, "%s", io.msg);
+        return io.code;
+    }
+    if (ferror(f)) {
+        set_err(errbuf, errlen, "read error in PNG file");
+        return MMP_EIO;
+    }
+    if (feof(f)) {
+        set_err(errbuf, errlen, "truncated PNG file");
+        return MMP_EFORMAT;
+    }
+    if (strstr(io.msg, "user limit") || (strstr(io.msg, "IHDR") && strstr(io.warning, "user limit"))) {
+        set_err(errbuf, errlen, "image too large (libpng: %s; limits: %d per side, %lld pixels)",
+                strstr(io.msg, "user limit") ? io.msg : io.warning, MMP_MAX_DIM,
+                (long long)MMP_MAX_PIXELS);
+        return MMP_ELIMIT;
+    }
+    if (strstr(io.msg, "IHDR") && io.warning[0])
+        set_err(errbuf, errlen, "invalid PNG file: %s (%s)", io.msg, io.warning);
+    else
+        set_err(errbuf, errlen, "invalid PNG file: %s",
+                io.msg[0] ? io.msg : "unknown libpng error");
+    return MMP_EFORMAT;
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static int write_guarded(png_io *io)
+{
+    if (setjmp(png_jmpbuf(io->png)))
+        return -1;
+    png_structp png = io->png;
+    const mmp_image *img = io->src;
+    const int ch = mmp_image_channels(img), depth = io->depth, k = bits_of(img->maxval);
+    static const int types[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                 PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    png_init_io(png, io->f);
+    png_set_IHDR(png, io->info, (png_uint_32)img->width, (png_uint_32)img->height, depth,
+                 types[ch - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    if (k != depth) {
+        png_color_8 sig;
+        memset(&sig, 0, sizeof sig);
+        sig.gray = sig.red = sig.green = sig.blue = (png_byte)k;
+        if (ch == 2 || ch == 4)
+            sig.alpha = (png_byte)k;
+        png_set_sBIT(png, io->info, &sig);
+    }
+    png_write_info(png, io->info);
+    if (depth < 8)
+        png_set_packing(png);
+    const size_t n = (size_t)img->width * (size_t)ch;
+    for (int y = 0; y < img->height; y++) {
+        const uint16_t *src = img->pix + (size_t)y * n;
+        png_bytep b = io->row;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned v = k == depth || depth < 8 ? src[i] : replicate(src[i], k, depth);
+            if (depth == 16) {
+                b[2 * i] = (png_byte)(v >> 8);
+                b[2 * i + 1] = (png_byte)(v & 0xff);
+            } else {
+                b[i] = (png_byte)v;
+            }
+        }
+        png_write_row(png, io->row);
+    }
+    png_write_end(png, NULL);
+    return 0;
+}
+
+int mmp_png_write(FILE *f, const mmp_image *img)
+{
+    if (!f || !img || !img->pix || img->width <= 0 || img->height <= 0 ||
+        img->width > MMP_MAX_DIM || img->height > MMP_MAX_DIM ||
+        (long long)img->width * img->height > MMP_MAX_PIXELS || img->maxval < 1 ||
+        img->maxval > 65535 || img->channels < 0 || img->channels > 4)
+        return MMP_EINVAL;
+    if (!mmp_png_can_hold(img->maxval))
+        return MMP_EUNSUPPORTED;
+    const int ch = mmp_image_channels(img), k = bits_of(img->maxval);
+    const size_t n = (size_t)img->width * (size_t)img->height * (size_t)ch;
+    for (size_t i = 0; i < n; i++)
+        if (img->pix[i] > img->maxval)
+            return MMP_EINVAL;
+    png_io io;
+    memset(&io, 0, sizeof io);
+    io.f = f;
+    io.src = img;
+    /* Grey may use 1, 2 or 4 bits; every type 8 or 16. */
+    io.depth = k > 8 ? 16 : (ch == 1 && (k == 1 || k == 2 || k == 4)) ? k : 8;
+    io.row = malloc((size_t)img->width * (size_t)ch * 2);
+    if (!io.row)
+        return MMP_ENOMEM;
+    io.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+    if (io.png)
+        io.info = png_create_info_struct(io.png);
+    int rc = MMP_ENOMEM;
+    if (io.png && io.info)
+        rc = write_guarded(&io) == 0 ? MMP_OK : MMP_EIO;
+    png_destroy_write_struct(io.png ? &io.png : NULL, io.info ? &io.info : NULL);
+    free(io.row);
+    if (rc != MMP_OK)
+        return rc;
+    /* stdio buffers: a full disk often shows only at flush time. */
+    if (fflush(f) != 0 || ferror(f))
+        return MMP_EIO;
+    return MMP_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * PNG files of the front ends, read and written through libpng. The library
+ * itself links no image file format; mmp/cli/imagefile.h chooses between
+ * these and the netpbm files.
+ */
+#ifndef MMP_CLI_PNG_H
+#define MMP_CLI_PNG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "mmp/mmp.h"
+
+/* The 8-byte PNG signature. */
+extern const unsigned char mmp_png_signature[8];
+
+/*
+ * Read a PNG from `f` into *img (free with mmp_image_free), `sig_read`
+ * (0..8) bytes of the signature having been read and checked already.
+ * Grey, grey and alpha, RGB and RGBA keep their sample depth: maxval
+ * 2^bitdepth - 1 (1, 3, 15, 255 or 65535); a palette is expanded to 8-bit
+ * RGB, and to RGBA when a tRNS chunk gives transparency, which also adds
+ * alpha to grey and RGB images (low-depth grey is then expanded to 8 bits).
+ * An sBIT chunk of k significant bits in every channel gives maxval 2^k - 1
+ * when every sample is its k-bit value with the bits repeated (as
+ * mmp_png_write stores it), so that nothing is lost; otherwise it is
+ * ignored. Interlaced files are read too. Sizes are checked against
+ * MMP_MAX_DIM and MMP_MAX_PIXELS before anything is allocated for the
+ * image, and libpng's allocations for ancillary chunks are bounded. On
+ * error returns a negative MMP_E* code and writes a one-line reason (no
+ * newline) to errbuf[errlen]; nothing is allocated then.
+ */
+int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t errlen);
+
+/* 1 when a PNG can hold samples of this maxval exactly: 2^k - 1, k = 1..16. */
+int mmp_png_can_hold(int maxval);
+
+/*
+ * Write img to `f` as PNG: grey, grey and alpha, RGB or RGBA by its
+ * channels, 16 bits when maxval > 255, else 8 bits (grey with maxval 1, 3
+ * or 15: 1, 2 or 4 bits). A maxval 2^k - 1 below the depth is written
+ * with the bits of each sample repeated and an sBIT chunk of k bits. A
+ * maxval that is not 2^k - 1 is MMP_EUNSUPPORTED (nothing written);
+ * otherwise returns 0 or a negative MMP_E* code.
+ */
+int mmp_png_write(FILE *f, const mmp_image *img);
+
+#endif
