@@ -72,7 +72,8 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     if (mmp_image_channels(img) >= 3) {
-        if (st->transform != MMP_TRANSFORM_YCOCG_R && st->transform != MMP_TRANSFORM_YCBCR)
+        if (st->transform != MMP_TRANSFORM_AUTO && st->transform != MMP_TRANSFORM_YCOCG_R &&
+            st->transform != MMP_TRANSFORM_YCBCR)
             return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown colour transform %d",
                              st->transform);
         if (st->transform == MMP_TRANSFORM_YCOCG_R && img->maxval > MMP_YCOCG_MAX_MAXVAL)
@@ -112,7 +113,11 @@ static void build_header(encoder *e)
                                           : (uint32_t)llround(st->redundancy * 16.0);
     e->hdr.lambda_q8 = lambda_q8;
     e->hdr.order = (uint32_t)st->order;
-    e->hdr.transform = ch >= 3 ? (uint32_t)st->transform : MMP_TRANSFORM_NONE;
+    int transform = st->transform;
+    if (transform == MMP_TRANSFORM_AUTO)
+        transform = e->img->maxval <= MMP_YCOCG_MAX_MAXVAL ? MMP_TRANSFORM_YCOCG_R
+                                                            : MMP_TRANSFORM_YCBCR;
+    e->hdr.transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     e->hdr.chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     e->hdr.alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;
     mmp_layout_of(&e->hdr, &e->lay);

@@ -84,6 +84,9 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_TRANSFORM_NONE 0     /* grey images */
 #define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R (maxval up to 32767) */
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
+/* In the settings, 0 asks for the default: YCoCg-R (the better by BD-rate,
+ * docs/results/tuning/colour-2026-11-23.md), or YCbCr above maxval 32767. */
+#define MMP_TRANSFORM_AUTO 0
 /* The chroma planes' sampling: */
 #define MMP_CHROMA_444 0         /* full resolution */
 #define MMP_CHROMA_420 1         /* half width and half height */
@@ -109,9 +112,9 @@ typedef struct mmp_settings {
                              * this; < 0 (default) derives it from lambda */
     int order;              /* MMP_ORDER_RASTER (default) or MMP_ORDER_WAVEFRONT: its blocks
                              * are searched at once, at a cost of 0.6 % in rate */
-    int transform;          /* colour images: MMP_TRANSFORM_YCOCG_R or MMP_TRANSFORM_YCBCR
-                             * (default: see mmp_default_settings) */
-    int chroma;             /* colour images: MMP_CHROMA_444 or MMP_CHROMA_420 */
+    int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R
+                             * or MMP_TRANSFORM_YCBCR */
+    int chroma;             /* colour images: MMP_CHROMA_444 (default) or MMP_CHROMA_420 */
     int alpha;              /* images with alpha: MMP_ALPHA_EXACT (default) or MMP_ALPHA_MMP */
     double chroma_lambda;   /* the chroma planes' lambda is lambda times this, divided by
                              * how much a chroma sample's error weighs in the RGB error
