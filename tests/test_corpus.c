@@ -2,7 +2,9 @@
  * Corpus test (issue 6): the decoder and encoder binaries on hostile files.
  *
  * A few valid small .mmp files are encoded here through the API (tiny crops
- * of the test images and synthetic 16-bit and 1-bit images), then mutated
+ * of the test images, synthetic 16-bit and 1-bit images, and colour ones:
+ * RGBA, RGB and grey with alpha, both transforms and samplings, both alpha
+ * codings), then mutated
  * into more than 500 files: bit flips anywhere, bit flips and byte edits in
  * the payload with the CRC recomputed (so that the payload decoder itself is
  * exercised, not only the CRC check), truncations and extensions with and
@@ -78,7 +80,7 @@ typedef struct blob {
     char name[64];
 } blob;
 
-#define MAX_BASE 8
+#define MAX_BASE 16
 static blob base[MAX_BASE];
 static int nbase;
 
@@ -118,7 +120,7 @@ static int run_tool(const char *prog, const char *in_name, const char *what, tal
 {
     char in[160], out[160], errp[160], exe[1200];
     snprintf(in, sizeof in, "%s/%s", dir, in_name);
-    snprintf(out, sizeof out, "%s/out.%s", dir, strcmp(prog, "mmp-dec") == 0 ? "pgm" : "mmp");
+    snprintf(out, sizeof out, "%s/out.%s", dir, strcmp(prog, "mmp-dec") == 0 ? "pam" : "mmp");
     snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
     snprintf(exe, sizeof exe, "%s/%s", bin, prog);
     unlink(out);
@@ -225,11 +227,14 @@ static void print_tally(const char *name, const tally *t)
 
 /* ------------------------------------------------------------ base files */
 
-static void add_base_order(const char *name, const mmp_image *img, double lambda, int dict_cap,
-                           double redundancy, int order)
+static void add_base_colour(const char *name, const mmp_image *img, double lambda, int dict_cap,
+                            double redundancy, int order, int transform, int chroma, int alpha)
 {
     mmp_settings s;
     mmp_default_settings(&s);
+    s.transform = transform;
+    s.chroma = chroma;
+    s.alpha = alpha;
     s.order = order;
     s.lambda = lambda;
     s.engine = "seq";
@@ -238,12 +243,21 @@ static void add_base_order(const char *name, const mmp_image *img, double lambda
         s.dict_cap = dict_cap;
     s.redundancy = redundancy;
     char err[256] = "";
+    if (nbase == MAX_BASE)
+        fail_msg("more than %d base files", MAX_BASE);
     blob *b = &base[nbase];
     int rc = mmp_encode(&s, img, &b->b, &b->n, NULL, NULL, err, sizeof err);
     if (rc)
         fail_msg("encoding base file %s: %d %s", name, rc, err);
     snprintf(b->name, sizeof b->name, "%s", name);
     nbase++;
+}
+
+static void add_base_order(const char *name, const mmp_image *img, double lambda, int dict_cap,
+                           double redundancy, int order)
+{
+    add_base_colour(name, img, lambda, dict_cap, redundancy, order, MMP_TRANSFORM_AUTO,
+                    MMP_CHROMA_444, MMP_ALPHA_EXACT);
 }
 
 /* In wavefront order (the one with steps of several blocks). */
@@ -295,6 +309,24 @@ static int setup(void **state)
         img.pix[i] = (uint16_t)((i % 5 + i / 5) & 1);
     add_base("checker-5x4-maxval1-l0", &img, 0, 0, 0);
     mmp_image_free(&img);
+    /* Colour: RGBA in YCbCr 4:2:0 with exact alpha, RGB in YCoCg-R 4:4:4,
+     * grey and alpha with alpha as an MMP plane (docs/format.md section 7). */
+    if (mmp_image_alloc_channels(&img, 21, 13, 4, 255))
+        return -1;
+    for (int i = 0; i < 21 * 13 * 4; i++)
+        img.pix[i] = (uint16_t)(i % 4 == 3 ? (i / 4 % 21 < 7 ? 255 : (i / 84) * 19)
+                                           : ((i / 4 % 21) * (3 + i % 4) * 5 + (int)rng_below(24)) % 256);
+    add_base_colour("rgba-21x13-ycbcr420-l30", &img, 30, 0, -1, MMP_ORDER_WAVEFRONT,
+                    MMP_TRANSFORM_YCBCR, MMP_CHROMA_420, MMP_ALPHA_EXACT);
+    img.channels = 3;
+    img.width = 28; /* the same samples read as 28 x 13 RGB pixels */
+    add_base_colour("rgb-28x13-ycocg444-l10", &img, 10, 0, -1, MMP_ORDER_RASTER,
+                    MMP_TRANSFORM_YCOCG_R, MMP_CHROMA_444, MMP_ALPHA_EXACT);
+    img.channels = 2;
+    img.width = 42;
+    add_base_colour("greyalpha-42x13-mmp-l100", &img, 100, 64, -1, MMP_ORDER_WAVEFRONT,
+                    MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_ALPHA_MMP);
+    mmp_image_free(&img);
     return 0;
 }
 
@@ -337,7 +369,7 @@ static void test_base_files_decode(void **state)
         if (decode_blob(base[i].b, base[i].n, base[i].name, &t) != 0)
             fail_msg("valid base file %s was rejected", base[i].name);
         char out[160];
-        snprintf(out, sizeof out, "%s/out.pgm", dir);
+        snprintf(out, sizeof out, "%s/out.pam", dir);
         mmp_image a, b;
         char err[256];
         assert_int_equal(mmp_imagefile_read_path(out, &a, err, sizeof err), 0);
@@ -345,7 +377,8 @@ static void test_base_files_decode(void **state)
         assert_int_equal(a.width, b.width);
         assert_int_equal(a.height, b.height);
         assert_int_equal(a.maxval, b.maxval);
-        assert_memory_equal(a.pix, b.pix, sizeof(uint16_t) * (size_t)a.width * a.height);
+        assert_int_equal(mmp_image_channels(&a), b.channels);
+        assert_memory_equal(a.pix, b.pix, sizeof(uint16_t) * (size_t)a.width * a.height * b.channels);
         mmp_image_free(&a);
         mmp_image_free(&b);
     }

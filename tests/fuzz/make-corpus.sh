@@ -102,6 +102,14 @@ pamcut -left 200 -top 150 -width 48 -height 32 images/camera.pgm > $T/c48.pgm
 enc -l 2 $T/c48.pgm $C/decode/camera-48x32-l2.mmp
 enc -l 2 --order wavefront $T/c48.pgm $C/decode/camera-48x32-l2-wavefront.mmp
 enc -l 75 --order wavefront $T/t.pgm $C/decode/text-37x29-l75-wavefront.mmp
+# Colour (format version 3): RGB in both transforms and samplings, RGBA
+# with exact and with MMP alpha, grey with alpha.
+pamcut -left 200 -top 200 -width 24 -height 20 images/colour/face.ppm > $T/f.ppm
+enc -l 30 $T/f.ppm $C/decode/face-24x20-ycocg444-l30.mmp
+enc -l 30 --colour ycbcr --chroma 420 $T/f.ppm $C/decode/face-24x20-ycbcr420-l30.mmp
+pngtopam -alphapam images/colour/logo-alpha.png | pamcut -left 230 -top 60 -width 20 -height 18 > $T/la.pam
+enc -l 10 $T/la.pam $C/decode/logo-20x18-rgba-l10.mmp
+enc -l 10 --alpha mmp --chroma 420 --order wavefront $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
@@ -131,6 +139,12 @@ pamcut -left 0 -top 100 -width 250 -height 16 images/text.pgm > $T/strip.pgm
 enc -l 50 -d 64 $T/strip.pgm $F/text-250x16-l50-d64.mmp
 pamcut -left 300 -top 300 -width 30 -height 30 images/moon.pgm | pamdepth 4095 > $T/m12.pgm
 enc -l 1 -d 256 --order wavefront $T/m12.pgm $F/moon-30x30-12bit-l1-d256-wavefront.mmp
+enc -l 30 -d 64 $T/f.ppm $F/face-24x20-ycocg444-l30-d64.mmp
+enc -l 30 -d 96 --colour ycbcr --chroma 420 --order wavefront $T/f.ppm $F/face-24x20-ycbcr420-l30-d96-wavefront.mmp
+enc -l 10 -d 64 $T/la.pam $F/logo-20x18-rgba-l10-d64.mmp
+enc -l 100 -d 64 --alpha mmp $T/la.pam $F/logo-20x18-rgba-mmpalpha-l100-d64.mmp
+pamchannel -tupletype GRAYSCALE_ALPHA -infile $T/la.pam 1 3 > $T/ga.pam
+enc -l 10 -d 64 $T/ga.pam $F/logo-20x18-greyalpha-l10-d64.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,
