@@ -248,12 +248,12 @@ check-install: all
 # 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png).
 #
 # rd-colour, the colour images $(RD_COLOUR_IMAGES): the same in colour,
-# raster order only: rd-mmp-colour.csv (psnr is the RGB PSNR),
+# raster order only, at the default 4:4:4 (codec mmp) and at 4:2:0 (codec
+# mmp-420): rd-mmp-colour.csv (psnr is the RGB PSNR),
 # rd-anchors-colour-local.csv (the codecs' usual colour settings, with
 # psnr_y and chroma), bdrate-vs-j2k-colour.md (BD-rates on RGB PSNR) and
 # the plots rd-colour-IMAGE.png and time-colour-*.png (up to
-# $(RD_COLOUR_MAX_BPP) bpp). When the mmp colour sweep fails (a library that
-# does not code colour yet refuses every image), the other codecs' rows,
+# $(RD_COLOUR_MAX_BPP) bpp). When an mmp colour sweep fails, the other codecs' rows,
 # table and plots are still made, and rd-colour fails at the end, naming it.
 #
 # Override RD_IMAGES, RD_COLOUR_IMAGES, RD_LAMBDAS, RD_ENGINES
@@ -290,6 +290,9 @@ rd-grey: all rd-deps
 
 rd-colour: all rd-deps
 	@mmp=0; python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
+	    -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
+	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
+	    --enc-args "--chroma 420" --codec-name mmp-420 \
 	    -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
 	[ $$mmp = 0 ] || echo "make rd-colour: the mmp colour sweep failed (see above); the other codecs go on" >&2; \
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-colour-local.csv $(RD_COLOUR_IMAGES) || exit 1; \

@@ -43,17 +43,6 @@ static int usage(FILE *f)
     return mmp_cli_stdout_done(prog);
 }
 
-/* The decoded image and the format chosen for its file. */
-typedef struct image_out {
-    const mmp_image *img;
-    mmp_file_format fmt;
-} image_out;
-
-static int write_image(void *opaque, void *file)
-{
-    const image_out *io = opaque;
-    return mmp_imagefile_write(file, io->img, io->fmt);
-}
 
 /* IN with the extension of the image's kind in place of .mmp. */
 static char *derive_name(const char *in_path, const mmp_image *img)
@@ -197,8 +186,8 @@ int main(int argc, char **argv)
     char *derived = NULL;
     char err[512];
     mmp_image img = {0};
-    image_out io = {.img = &img, .fmt = MMP_FILE_PGM};
-    mmp_cli_output out = {.path = out_path, .what = "output", .write = write_image, .opaque = &io};
+    mmp_image_out io = {.img = &img, .fmt = MMP_FILE_PGM};
+    mmp_cli_output out = {.path = out_path, .what = "output", .write = mmp_imagefile_write_out, .opaque = &io};
     int e = 0;
     if (!derive && (e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err)) != 0) {
         mmp_cli_error(prog, "%s", err);

@@ -111,17 +111,6 @@ static int write_blob(void *opaque, void *file)
     return fwrite(b->data, 1, b->len, file) == b->len ? 0 : MMP_EIO;
 }
 
-/* An image and the format chosen for its file. */
-typedef struct image_out {
-    const mmp_image *img;
-    mmp_file_format fmt;
-} image_out;
-
-static int write_image(void *opaque, void *file)
-{
-    const image_out *io = opaque;
-    return mmp_imagefile_write(file, io->img, io->fmt);
-}
 
 /* The library's messages: warnings unless -q, figures with -v. */
 typedef struct log_ctx {
@@ -410,9 +399,9 @@ int main(int argc, char **argv)
      * first); neither output is renamed into place unless both are written. */
     blob b = {NULL, 0};
     mmp_image img = {0}, rec = {0};
-    image_out rec_out = {.img = &rec, .fmt = MMP_FILE_PGM};
+    mmp_image_out rec_out = {.img = &rec, .fmt = MMP_FILE_PGM};
     mmp_cli_output outs[2] = {
-        {.path = recon_path, .what = "--recon", .write = write_image, .opaque = &rec_out},
+        {.path = recon_path, .what = "--recon", .write = mmp_imagefile_write_out, .opaque = &rec_out},
         {.path = out_path, .what = "output", .write = write_blob, .opaque = &b}};
     mmp_cli_output *o = recon_path ? outs : outs + 1;
     const int nout = recon_path ? 2 : 1;

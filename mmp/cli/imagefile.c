@@ -172,3 +172,9 @@ int mmp_imagefile_write(FILE *f, const mmp_image *img, mmp_file_format fmt)
         return MMP_EINVAL;
     return mmp_pnm_write(f, img, fmt == MMP_FILE_PAM);
 }
+
+int mmp_imagefile_write_out(void *image_out, void *file)
+{
+    const mmp_image_out *io = image_out;
+    return mmp_imagefile_write(file, io->img, io->fmt);
+}

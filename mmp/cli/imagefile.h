@@ -50,4 +50,12 @@ const char *mmp_imagefile_extension(mmp_file_format fmt);
  * or a negative MMP_E* code. */
 int mmp_imagefile_write(FILE *f, const mmp_image *img, mmp_file_format fmt);
 
+/* An image and the format chosen for its file, and the writer that
+ * mmp_cli_output (mmp/cli/cli.h) calls with it as opaque and a FILE *. */
+typedef struct mmp_image_out {
+    const mmp_image *img;
+    mmp_file_format fmt;
+} mmp_image_out;
+int mmp_imagefile_write_out(void *image_out, void *file);
+
 #endif
