@@ -384,8 +384,12 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB)
 
 fuzz-build: fuzz-deps $(FUZZ_BINS)
 
-# Source-based line coverage of what the working corpora (and the seeds)
-# reach: build-fuzz-cov/report-TARGET.txt, summarised on stdout.
+# Source-based line coverage of what the seeds, the kept minimised corpora
+# (tests/fuzz/kept/TARGET), the regression files and the working corpora
+# reach: build-fuzz-cov/report-TARGET.txt, summarised on stdout; for the
+# decoding targets also the coverage of the decoder's code alone
+# (scripts/decoder-coverage). Run it with the working corpora removed
+# (rm -rf build-fuzz/corpus) to measure what the repository keeps.
 FUZZ_COV = $(FUZZ_BUILD)-cov
 fuzz-coverage: fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_COV)/fuzz_%) FUZZ_BUILD=$(FUZZ_COV) \
@@ -393,7 +397,7 @@ fuzz-coverage: fuzz-deps
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    rm -f $(FUZZ_COV)/$$t.profraw; \
 	    dirs=tests/fuzz/corpus/$$t; \
-	    for d in tests/fuzz/regress/$$t $(FUZZ_BUILD)/corpus/$$t; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	    for d in tests/fuzz/kept/$$t tests/fuzz/regress/$$t $(FUZZ_BUILD)/corpus/$$t; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
 	    LLVM_PROFILE_FILE=$(FUZZ_COV)/$$t.profraw $(FUZZ_ENV) $(FUZZ_COV)/fuzz_$$t -runs=0 $$dirs \
 	        >$(FUZZ_COV)/$$t.log 2>&1; \
 	    llvm-profdata-14 merge -o $(FUZZ_COV)/$$t.profdata $(FUZZ_COV)/$$t.profraw; \
@@ -401,6 +405,8 @@ fuzz-coverage: fuzz-deps
 	        $(LIB_SRC) > $(FUZZ_COV)/report-$$t.txt; \
 	    echo "== fuzz_$$t ($$dirs)"; \
 	    grep -E '^(Filename|common|dict|predict|mmp|kernels)/?|^TOTAL' $(FUZZ_COV)/report-$$t.txt; \
+	    case $$t in decode*) echo "-- the decoder's code alone (scripts/decoder-coverage; --list for the lines missed):"; \
+	        python3 scripts/decoder-coverage $(FUZZ_COV)/fuzz_$$t $(FUZZ_COV)/$$t.profdata;; esac; \
 	done
 
 # The encoding targets favour inputs that run fast (up to 30 times as often:
@@ -421,7 +427,8 @@ fuzz: fuzz-build
 	        $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
 	            -rss_limit_mb=3072 -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 $$dict $$opts \
 	            -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ \
-	            $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t; \
+	            $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+	            $$([ -d tests/fuzz/kept/$$t ] && echo tests/fuzz/kept/$$t); \
 	    fi; \
 	done
 
