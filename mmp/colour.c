@@ -87,41 +87,26 @@ void mmp_planes_from_image(const mmp_layout *l, const mmp_image *img, uint16_t *
         for (long i = 0; i < n; i++)
             planes[0][i] = img->pix[i * ch];
     } else {
-        const int sub = l->chroma == MMP_CHROMA_420;
-        const int cw = l->w[1];
-        if (sub) {
-            memset(planes[1], 0, sizeof(uint16_t) * (size_t)l->w[1] * l->h[1]);
-            memset(planes[2], 0, sizeof(uint16_t) * (size_t)l->w[2] * l->h[2]);
-        }
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                const uint16_t *px = img->pix + ((long)y * w + x) * ch;
-                int yy, u, v;
-                forward(l, px[0], px[1], px[2], &yy, &u, &v);
-                planes[0][(long)y * w + x] = (uint16_t)yy;
-                if (!sub) {
-                    planes[1][(long)y * w + x] = (uint16_t)u;
-                    planes[2][(long)y * w + x] = (uint16_t)v;
-                    continue;
-                }
-                /* The 2 x 2 pixels of chroma sample (y/2, x/2) that exist,
-                 * averaged with halves rounded up, once the last is seen. */
-                const int last_x = (x & 1) || x == w - 1, last_y = (y & 1) || y == h - 1;
-                if (last_x && last_y) {
-                    const int x0 = x & ~1, y0 = y & ~1;
-                    int64_t su = 0, sv = 0, cnt = 0;
-                    for (int yy2 = y0; yy2 <= y; yy2++)
-                        for (int xx2 = x0; xx2 <= x; xx2++) {
-                            const uint16_t *q = img->pix + ((long)yy2 * w + xx2) * ch;
-                            int a, b2, c2;
-                            forward(l, q[0], q[1], q[2], &a, &b2, &c2);
-                            su += b2;
-                            sv += c2;
-                            cnt++;
-                        }
-                    planes[1][(long)(y / 2) * cw + x / 2] = (uint16_t)((2 * su + cnt) / (2 * cnt));
-                    planes[2][(long)(y / 2) * cw + x / 2] = (uint16_t)((2 * sv + cnt) / (2 * cnt));
-                }
+        /* Pixel by pixel, or for 4:2:0 by 2 x 2 groups (those pixels of the
+         * group that are inside the image), whose chroma is the mean, halves
+         * rounded up; the transform runs once per pixel either way. */
+        const int step = l->chroma == MMP_CHROMA_420 ? 2 : 1;
+        for (int y0 = 0; y0 < h; y0 += step)
+            for (int x0 = 0; x0 < w; x0 += step) {
+                int64_t su = 0, sv = 0, cnt = 0;
+                for (int y = y0; y < y0 + step && y < h; y++)
+                    for (int x = x0; x < x0 + step && x < w; x++) {
+                        const uint16_t *px = img->pix + ((long)y * w + x) * ch;
+                        int yy, u, v;
+                        forward(l, px[0], px[1], px[2], &yy, &u, &v);
+                        planes[0][(long)y * w + x] = (uint16_t)yy;
+                        su += u;
+                        sv += v;
+                        cnt++;
+                    }
+                const long c = (long)(y0 / step) * l->w[1] + x0 / step;
+                planes[1][c] = (uint16_t)((2 * su + cnt) / (2 * cnt));
+                planes[2][c] = (uint16_t)((2 * sv + cnt) / (2 * cnt));
             }
     }
     if (l->alpha != MMP_ALPHA_NONE)
