@@ -12,7 +12,7 @@
 # Either way seq is there and every output byte is the same.
 #
 # Libraries, one per layer that a program may link:
-#   build/libmmpdec.a  the decoder: common/, dict/, predict/, the syntax, the
+#   build/libmmpdec.a  the decoder: common/, dict/, predict/, filter/, the syntax, the
 #                      decoder and the header probe of mmp/ (no search, no engine)
 #   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
 #                      search and the engines of kernels/
@@ -49,7 +49,7 @@ BUILD ?= build
 BIN   ?= bin
 
 # Shared normative code (encoder and decoder) and the decoder driver.
-DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) \
+DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) $(wildcard filter/*.c) \
           mmp/api.c mmp/order.c mmp/syntax.c mmp/colour.c mmp/alpha.c mmp/decoder.c mmp/info.c
 # The search engines: seq always, omp and opencl by switch.
 KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
@@ -61,7 +61,7 @@ KERN_SRC += $(wildcard kernels/opencl/*.c)
 KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
 endif
 # Encoder-only code: the encoder, the search, the engines.
-ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) $(KERN_SRC)
+ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) mmp/restore_fit.c $(KERN_SRC)
 CLI_SRC = mmp/cli/cli.c mmp/cli/imagefile.c mmp/cli/pnm.c mmp/cli/png.c
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 

@@ -28,6 +28,7 @@ void mmp_default_settings(mmp_settings *s)
     s->chroma = MMP_CHROMA_444;
     s->alpha = MMP_ALPHA_EXACT;
     s->chroma_lambda = 1.0;
+    s->restoration = 1;
 }
 
 int mmp_image_channels(const mmp_image *img)

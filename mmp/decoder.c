@@ -9,6 +9,7 @@
 
 #include "common/container.h"
 #include "common/error.h"
+#include "filter/restore.h"
 #include "mmp/alpha.h"
 #include "mmp/colour.h"
 #include "mmp/decoder.h"
@@ -110,10 +111,16 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     err = decode_payload(&c, &o, blk, rc, chk);
     free(blk);
     mmp_order_free(&o);
-    if (!err)
-        for (int y = 0; y < l->h[p]; y++)
-            for (int x = 0; x < l->w[p]; x++)
-                out[(long)y * l->w[p] + x] = (uint16_t)c.plane.pix[(long)y * c.plane.width + x];
+    /* The plane's restoration filter, then the filtered plane. */
+    mmp_restore r;
+    if (!err && !(err = mmp_restore_init(&r, l->w[p], l->h[p]))) {
+        if (!(err = mmp_restore_read(rc, &r)) && rc->overrun)
+            err = MMP_EBITSTREAM;
+        if (!err)
+            err = mmp_restore_apply(&r, c.plane.pix, c.plane.width, l->w[p], l->h[p], l->maxv[p],
+                                    out);
+        mmp_restore_free(&r);
+    }
     mmp_codec_free(&c);
     return err;
 }

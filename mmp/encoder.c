@@ -14,6 +14,7 @@
 #include "mmp/colour.h"
 #include "mmp/mmp.h"
 #include "mmp/order.h"
+#include "mmp/restore_fit.h"
 #include "mmp/search.h"
 #include "mmp/syntax.h"
 
@@ -301,10 +302,43 @@ static int64_t plane_lambda_q8(const encoder *e, int p)
     return llround((double)e->hdr.lambda_q8 * e->st->chroma_lambda / w);
 }
 
+/*
+ * Plane p's restoration filter (docs/format.md section 7.5): chosen against
+ * the original, coded after the plane's blocks, and applied to what the
+ * decoder will output.
+ */
+static int restore_plane(encoder *e, int p)
+{
+    const mmp_layout *l = &e->lay;
+    const mmp_codec *c = &e->c;
+    mmp_restore r;
+    int err = mmp_restore_init(&r, l->w[p], l->h[p]);
+    if (!err && e->st->restoration)
+        err = mmp_restore_fit(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
+                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0);
+    if (!err) {
+        mmp_restore_write(&e->rc, &r);
+        err = mmp_restore_apply(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],
+                                e->out[p]);
+    }
+    if (!err && e->st->verbose) {
+        int on = 0;
+        for (int i = 0; i < r.rw * r.rh; i++)
+            on += r.on[i];
+        if (r.enabled)
+            mmp_log(&e->log, MMP_LOG_INFO,
+                    "plane %d: restoration filter, %d filters, %d of %d regions on", p,
+                    r.nfilters, on, r.rw * r.rh);
+        else
+            mmp_log(&e->log, MMP_LOG_INFO, "plane %d: no restoration filter", p);
+    }
+    mmp_restore_free(&r);
+    return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
+}
+
 /* Plane p through the MMP machinery, step by step. */
 static int encode_plane(encoder *e, int p)
 {
-    const mmp_layout *l = &e->lay;
     int err = set_up_plane(e, p);
     if (!err && (err = mmp_search_create(&e->search, &e->c, e->orig, e->eng, e->es,
                                          plane_lambda_q8(e, p), &e->log, e->st->verbose)))
@@ -316,10 +350,9 @@ static int encode_plane(encoder *e, int p)
             e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->blocks_total);
     }
     if (!err) {
-        for (int y = 0; y < l->h[p]; y++)
-            for (int x = 0; x < l->w[p]; x++)
-                e->out[p][(long)y * l->w[p] + x] =
-                    (uint16_t)e->c.plane.pix[(long)y * e->c.plane.width + x];
+        const double t0 = mmp_now_seconds();
+        err = restore_plane(e, p);
+        e->code_s += mmp_now_seconds() - t0;
         for (int k = 0; k < MMP_NSCALES; k++)
             e->dict_elements += e->c.dict.n[k];
     }

@@ -119,6 +119,9 @@ typedef struct mmp_settings {
     double chroma_lambda;   /* the chroma planes' lambda is lambda times this, divided by
                              * how much a chroma sample's error weighs in the RGB error
                              * (default 1) */
+    int restoration;        /* 1 (default): each plane gets the restoration filter that
+                             * lowers its cost (docs/format.md section 7.5), or none where
+                             * none does; 0: no plane gets one */
     const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */

@@ -35,7 +35,9 @@ static int usage(FILE *f)
             "                       times (at most 12, at the settings given; bisection and\n"
             "                       interpolation on log lambda) and keep the best probe:\n"
             "                       the same file as -l with the lambda chosen, which is\n"
-            "                       printed on stderr unless -q (-v: every probe). At most\n"
+            "                       printed on stderr unless -q (-v: every probe), with\n"
+            "                       --filter off where a PSNR or bpp target needed the\n"
+            "                       filter off. At most\n"
             "                       one of them, and not with -l. A target out of reach\n"
             "                       fails (exit 1) naming the closest value reached\n"
             "  -e, --engine NAME    search engine: %s (default auto:\n"
@@ -66,6 +68,9 @@ static int usage(FILE *f)
             "                       weight in the RGB error (default 1)\n"
             "      --alpha A        alpha channel: exact (lossless, whatever lambda) or mmp\n"
             "                       (lossy, at lambda) (default exact)\n"
+            "      --filter F       restoration filter of the decoded planes: on (each plane\n"
+            "                       gets the adaptive filter that lowers its cost, or none)\n"
+            "                       or off (default on)\n"
             "      --recon FILE     also write the encoder's reconstruction: PNG if FILE\n"
             "                       ends in .png (maxval must be 2^k-1: 8 or 16 bits, sBIT\n"
             "                       for fewer; any other maxval is an error), PGM for .pgm\n"
@@ -198,7 +203,7 @@ static int check_device(const mmp_settings *st, const char *label, int from_opti
 int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
-           OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_BPP, OPT_PSNR, OPT_BYTES };
+           OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_FILTER, OPT_BPP, OPT_PSNR, OPT_BYTES };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
@@ -209,6 +214,7 @@ int main(int argc, char **argv)
         {"chroma", required_argument, 0, OPT_CHROMA},
         {"chroma-lambda", required_argument, 0, OPT_CHROMA_LAMBDA},
         {"alpha", required_argument, 0, OPT_ALPHA},
+        {"filter", required_argument, 0, OPT_FILTER},
         {"stats", no_argument, 0, OPT_STATS},
         {"target-bpp", required_argument, 0, OPT_BPP},
         {"target-psnr", required_argument, 0, OPT_PSNR},
@@ -305,6 +311,16 @@ int main(int argc, char **argv)
                 st.alpha = MMP_ALPHA_MMP;
             } else {
                 mmp_cli_error(prog, "unknown alpha coding '%s' (exact or mmp)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_FILTER:
+            if (!strcmp(optarg, "on")) {
+                st.restoration = 1;
+            } else if (!strcmp(optarg, "off")) {
+                st.restoration = 0;
+            } else {
+                mmp_cli_error(prog, "unknown filter setting '%s' (on or off)", optarg);
                 return MMP_EXIT_USAGE;
             }
             break;
@@ -455,10 +471,11 @@ int main(int argc, char **argv)
             stats.seconds = rc.seconds;
             if (!quiet)
                 fprintf(stderr,
-                        "%s: lambda %.15g chosen (%s %.15g) after %d probes in %.3f s: %zu bytes, "
-                        "%.4f bpp, PSNR %.4f dB\n",
-                        prog, p->lambda, mmp_ratectl_option(rc_kind), rc_target, rc.probes,
-                        rc.seconds, p->bytes, p->bpp, p->psnr);
+                        "%s: lambda %.15g%s chosen (%s %.15g) after %d probes in %.3f s: %zu "
+                        "bytes, %.4f bpp, PSNR %.4f dB\n",
+                        prog, p->lambda, p->restoration || !st.restoration ? "" : " --filter off",
+                        mmp_ratectl_option(rc_kind), rc_target, rc.probes, rc.seconds, p->bytes,
+                        p->bpp, p->psnr);
         }
     } else {
         e = mmp_encode(&st, &img, &out, &outlen, &rec, &stats, err, sizeof(err));

@@ -82,8 +82,10 @@ typedef struct point {
 typedef struct search {
     int kind;
     double target;
+    const mmp_image *img;
     double pixels;
     double ystar; /* the y aimed at */
+    int aimed;    /* ystar is set (after the first probe) */
     point p[MMP_RATE_MAX_PROBES];
     int n;
 } search;
@@ -320,13 +322,114 @@ static void unreachable(const search *s, const point *best, int why, char *errbu
                  s->target, s->n, got);
 }
 
+/* The probe kept so far, with its outputs. */
+typedef struct kept {
+    int index; /* in res->probe, -1: none yet */
+    point p;
+    uint8_t *buf;
+    size_t len;
+    mmp_image rec;
+    mmp_enc_stats st;
+} kept;
+
+/*
+ * One search (steps 1 to 4 of ratectl.h) from lambda_q8 q8 with the settings
+ * ps, adding its probes to s and res and keeping the best in k. Returns 0,
+ * or a negative code of a failed encode; *why as next_q8 sets it.
+ */
+static int run_search(search *s, mmp_settings *ps, long long q8, kept *k, mmp_ratectl_result *res,
+                      log_gate *gate, FILE *trace, const char *prog, int *why, char *errbuf,
+                      size_t errlen)
+{
+    int stall = 0, last_side = -1, interp = 0;
+    while (s->n < MMP_RATE_MAX_PROBES && res->probes < MMP_RATE_MAX_PROBES) {
+        ps->lambda = q8 / 256.0;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        mmp_image rec = {0};
+        mmp_enc_stats pst;
+        const double tp = now();
+        int e = mmp_encode(ps, s->img, &buf, &len, &rec, &pst, errbuf, errlen);
+        gate->first = 0;
+        if (e)
+            return e;
+        mmp_file_info info;
+        e = mmp_probe(buf, len, &info, errbuf, errlen);
+        if (e) {
+            free(buf);
+            mmp_image_free(&rec);
+            return e;
+        }
+        point *p = &s->p[s->n];
+        p->q8 = q8;
+        p->t = t_of(q8);
+        p->bytes = len;
+        p->bpp = 8.0 * (double)len / s->pixels;
+        p->psnr = mmp_psnr(s->img, &rec);
+        if (!s->aimed) {
+            /* The aim, in the measure of the search. */
+            const double hdr = (double)(len - info.payload_len);
+            if (s->kind == MMP_RATE_PSNR)
+                s->ystar = s->target;
+            else
+                s->ystar = log(fmax((s->kind == MMP_RATE_BPP ? s->target * s->pixels / 8.0
+                                                             : BYTES_AIM * s->target) -
+                                        hdr,
+                                    0.5));
+            s->aimed = 1;
+        }
+        p->y = s->kind == MMP_RATE_PSNR ? fmin(p->psnr, PSNR_CAP)
+                                        : log(fmax((double)info.payload_len, 0.5));
+        mmp_ratectl_probe *rp = &res->probe[res->probes];
+        rp->lambda = ps->lambda;
+        rp->restoration = ps->restoration;
+        rp->bytes = len;
+        rp->bpp = p->bpp;
+        rp->psnr = p->psnr;
+        rp->seconds = now() - tp;
+        if (trace) {
+            char line[160];
+            fmt_probe(line, sizeof line, p);
+            fprintf(trace, "%s: probe %d: %s%s, %.3f s\n", prog, res->probes + 1, line,
+                    ps->restoration ? "" : ", filter off", rp->seconds);
+        }
+        s->n++;
+        res->probes++;
+        if (k->index < 0 || better(s, p, &k->p)) {
+            free(k->buf);
+            mmp_image_free(&k->rec);
+            k->buf = buf;
+            k->len = len;
+            k->rec = rec;
+            k->st = pst;
+            k->p = *p;
+            k->index = res->probes - 1;
+        } else {
+            free(buf);
+            mmp_image_free(&rec);
+        }
+        if (in_tolerance(s, p))
+            return 0;
+        /* Two interpolations in a row on one side: bisect next. */
+        if (interp) {
+            const int side = high(s, p);
+            stall = side == last_side ? stall + 1 : 1;
+            last_side = side;
+        }
+        q8 = next_q8(s, stall, &interp, why);
+        if (q8 < 0)
+            return 0;
+    }
+    return 0;
+}
+
 int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, double target,
                        uint8_t **out, size_t *outlen, mmp_image *recon, mmp_enc_stats *stats,
                        mmp_ratectl_result *res, FILE *trace, const char *prog, char *errbuf,
                        size_t errlen)
 {
     const double t0 = now();
-    search s = {.kind = kind, .target = target};
+    search s = {.kind = kind, .target = target, .img = img};
     s.pixels = (double)img->width * img->height;
     memset(res, 0, sizeof *res);
     res->chosen = -1;
@@ -337,108 +440,44 @@ int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, d
     ps.log = gated_log;
     ps.log_opaque = &gate;
 
-    uint8_t *best_buf = NULL;
-    size_t best_len = 0;
-    mmp_image best_rec = {0};
-    mmp_enc_stats best_st = {0};
-    int best = -1, stall = 0, last_side = -1, interp = 0, why = 0, e = 0;
-    long long q8 = 10 * 256;
-    while (s.n < MMP_RATE_MAX_PROBES) {
-        ps.lambda = q8 / 256.0;
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        mmp_image rec = {0};
-        mmp_enc_stats pst;
-        const double tp = now();
-        e = mmp_encode(&ps, img, &buf, &len, &rec, &pst, errbuf, errlen);
-        gate.first = 0;
-        if (e)
-            break;
-        mmp_file_info info;
-        e = mmp_probe(buf, len, &info, errbuf, errlen);
-        if (e) {
-            free(buf);
-            mmp_image_free(&rec);
-            break;
-        }
-        point *p = &s.p[s.n];
-        p->q8 = q8;
-        p->t = t_of(q8);
-        p->bytes = len;
-        p->bpp = 8.0 * (double)len / s.pixels;
-        p->psnr = mmp_psnr(img, &rec);
-        if (s.n == 0) {
-            /* The aim, in the measure of the search. */
-            const double hdr = (double)(len - info.payload_len);
-            if (kind == MMP_RATE_PSNR)
-                s.ystar = target;
-            else
-                s.ystar = log(fmax(
-                    (kind == MMP_RATE_BPP ? target * s.pixels / 8.0 : BYTES_AIM * target) - hdr,
-                    0.5));
-        }
-        p->y = kind == MMP_RATE_PSNR ? fmin(p->psnr, PSNR_CAP)
-                                     : log(fmax((double)info.payload_len, 0.5));
-        mmp_ratectl_probe *rp = &res->probe[s.n];
-        rp->lambda = ps.lambda;
-        rp->bytes = len;
-        rp->bpp = p->bpp;
-        rp->psnr = p->psnr;
-        rp->seconds = now() - tp;
-        if (trace) {
-            char line[160];
-            fmt_probe(line, sizeof line, p);
-            fprintf(trace, "%s: probe %d: %s, %.3f s\n", prog, s.n + 1, line, rp->seconds);
-        }
-        s.n++;
-        if (best < 0 || better(&s, p, &s.p[best])) {
-            free(best_buf);
-            mmp_image_free(&best_rec);
-            best_buf = buf;
-            best_len = len;
-            best_rec = rec;
-            best_st = pst;
-            best = s.n - 1;
-        } else {
-            free(buf);
-            mmp_image_free(&rec);
-        }
-        if (in_tolerance(&s, p))
-            break;
-        /* Two interpolations in a row on one side: bisect next. */
-        if (interp) {
-            const int side = high(&s, p);
-            stall = side == last_side ? stall + 1 : 1;
-            last_side = side;
-        }
-        q8 = next_q8(&s, stall, &interp, &why);
-        if (q8 < 0)
-            break;
+    kept k = {.index = -1};
+    int why = 0;
+    int e = run_search(&s, &ps, 10 * 256, &k, res, &gate, trace, prog, &why, errbuf, errlen);
+    /* Step 5: the filter's jump stepped over the tolerance; search again
+     * without it from the best lambda. */
+    if (!e && k.index >= 0 && ps.restoration && !in_tolerance(&s, &k.p) &&
+        kind != MMP_RATE_BYTES && res->probes < MMP_RATE_MAX_PROBES) {
+        search s2 = s;
+        s2.n = 0;
+        ps.restoration = 0;
+        int why2 = 0;
+        e = run_search(&s2, &ps, k.p.q8, &k, res, &gate, trace, prog, &why2, errbuf, errlen);
+        if (!e && !meets(&s, &k.p) && why2)
+            why = why2;
     }
-    res->probes = s.n;
     res->seconds = now() - t0;
     if (e) {
-        free(best_buf);
-        mmp_image_free(&best_rec);
+        free(k.buf);
+        mmp_image_free(&k.rec);
         return e;
     }
-    if (best < 0 || !meets(&s, &s.p[best])) {
-        if (best >= 0)
-            unreachable(&s, &s.p[best], why, errbuf, errlen);
+    if (k.index < 0 || !meets(&s, &k.p)) {
+        if (k.index >= 0)
+            unreachable(&s, &k.p, why, errbuf, errlen);
         else
             snprintf(errbuf, errlen, "%s: no probe was run", mmp_ratectl_option(kind));
-        free(best_buf);
-        mmp_image_free(&best_rec);
+        free(k.buf);
+        mmp_image_free(&k.rec);
         return MMP_RATE_UNREACHABLE;
     }
-    res->chosen = best;
-    *out = best_buf;
-    *outlen = best_len;
+    res->chosen = k.index;
+    *out = k.buf;
+    *outlen = k.len;
     if (recon)
-        *recon = best_rec;
+        *recon = k.rec;
     else
-        mmp_image_free(&best_rec);
+        mmp_image_free(&k.rec);
     if (stats)
-        *stats = best_st;
+        *stats = k.st;
     return 0;
 }

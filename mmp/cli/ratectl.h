@@ -23,6 +23,14 @@
  *     no untried lambda_q8 or is narrower than 0.25 % (the measure jumps
  *     there rather than moves), when an end of the range (lambda 0 or 1000000)
  *     shows the target out of reach, or after MMP_RATE_MAX_PROBES probes.
+ *  5. For the bpp and PSNR targets, when no probe is within tolerance and
+ *     the restoration filter is on: the same search again, from the best
+ *     probe's lambda, with the filter off (settings.restoration = 0), with
+ *     the probes left. The filter's own decision jumps (a plane's filter
+ *     is kept only when it pays for its bytes, so PSNR and rate step by
+ *     its gain and its size at some lambda, a few tenths of a dB on small
+ *     images); without it the measure moves as it did before the filter.
+ *     The result is chosen among the probes of both searches.
  *
  * Rate is not strictly monotone in lambda (the dictionary adapts), so the
  * result is chosen among all probes by the rule of the target, which is
@@ -73,6 +81,7 @@
 /* One probe. */
 typedef struct mmp_ratectl_probe {
     double lambda; /* lambda_q8 / 256.0 */
+    int restoration; /* the settings' restoration (0 in step 5's probes) */
     size_t bytes;
     double bpp;
     double psnr; /* INFINITY when lossless */

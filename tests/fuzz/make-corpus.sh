@@ -109,6 +109,15 @@ enc -l 30 $T/f.ppm $C/decode/face-24x20-ycocg444-l30.mmp
 enc -l 30 --colour ycbcr --chroma 420 $T/f.ppm $C/decode/face-24x20-ycbcr420-l30.mmp
 pngtopam -alphapam images/colour/logo-alpha.png | pamcut -left 230 -top 60 -width 20 -height 18 > $T/la.pam
 enc -l 10 $T/la.pam $C/decode/logo-20x18-rgba-l10.mmp
+# Restoration filters (docs/format.md 7.5): several filters and regions, a
+# region switched off, filtered chroma.
+pamcut -left 160 -top 160 -width 128 -height 64 images/camera.pgm > $T/c128.pgm
+enc -l 100 $T/c128.pgm $C/decode/camera-128x64-l100-filters.mmp
+pamcut -left 0 -top 0 -width 130 -height 70 images/brick.pgm > $T/b130.pgm
+enc -l 300 $T/b130.pgm $C/decode/brick-130x70-l300-region-off.mmp
+pamcut -left 200 -top 200 -width 64 -height 48 images/colour/face.ppm > $T/f64.ppm
+enc -l 30 --chroma 420 $T/f64.ppm $C/decode/face-64x48-420-l30-filters.mmp
+enc -l 30 --filter off $T/c16.pgm $C/decode/camera-16x16-l30-nofilter.mmp
 enc -l 10 --alpha mmp --chroma 420 --order wavefront $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
@@ -145,6 +154,10 @@ enc -l 10 -d 64 $T/la.pam $F/logo-20x18-rgba-l10-d64.mmp
 enc -l 100 -d 64 --alpha mmp $T/la.pam $F/logo-20x18-rgba-mmpalpha-l100-d64.mmp
 pamchannel -tupletype GRAYSCALE_ALPHA -infile $T/la.pam 1 3 > $T/ga.pam
 enc -l 10 -d 64 $T/ga.pam $F/logo-20x18-greyalpha-l10-d64.mmp
+pamcut -left 200 -top 150 -width 64 -height 64 images/camera.pgm > $T/c64f.pgm
+enc -l 30 -d 64 $T/c64f.pgm $F/camera-64x64-l30-d64-filter.mmp
+pamcut -left 0 -top 0 -width 64 -height 48 $T/f64.ppm > $T/f64b.ppm
+enc -l 30 -d 64 --chroma 420 $T/f64b.ppm $F/face-64x48-420-l30-d64-filters.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,

@@ -1,0 +1,280 @@
+/* The restoration filter's classes, filtering and syntax (docs/format.md section 7.5). */
+#include "filter/restore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+const int8_t mmp_rf_tap[MMP_RF_TAPS][2] = {
+    {-3, 0},
+    {-2, -1}, {-2, 0}, {-2, 1},
+    {-1, -2}, {-1, -1}, {-1, 0}, {-1, 1}, {-1, 2},
+    {0, -3}, {0, -2}, {0, -1},
+};
+
+int mmp_restore_init(mmp_restore *r, int w, int h)
+{
+    memset(r, 0, sizeof *r);
+    r->nfilters = 1;
+    r->rw = (w + (1 << MMP_RF_LOG2_REGION) - 1) >> MMP_RF_LOG2_REGION;
+    r->rh = (h + (1 << MMP_RF_LOG2_REGION) - 1) >> MMP_RF_LOG2_REGION;
+    r->on = malloc((size_t)r->rw * r->rh);
+    if (!r->on)
+        return MMP_ENOMEM;
+    memset(r->on, 1, (size_t)r->rw * r->rh);
+    return 0;
+}
+
+void mmp_restore_free(mmp_restore *r)
+{
+    free(r->on);
+    r->on = NULL;
+}
+
+static inline int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline int32_t iabs32(int32_t v)
+{
+    return v < 0 ? -v : v;
+}
+
+/* Sample (y, x) with both coordinates clamped into the plane. */
+static inline int32_t at(const int32_t *rec, int stride, int w, int h, int y, int x)
+{
+    return rec[(long)clampi(y, 0, h - 1) * stride + clampi(x, 0, w - 1)];
+}
+
+static inline int bit_length(uint64_t v)
+{
+    int n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+/* The class of the 4 x 4 group at (y0, x0): its gradients summed over the 6 x 6
+ * window around it. */
+static int group_class(const int32_t *rec, int stride, int w, int h, int maxval, int y0, int x0)
+{
+    int64_t gv = 0, gh = 0, gd0 = 0, gd1 = 0;
+    const int inside = y0 >= 2 && x0 >= 2 && y0 + 5 < h && x0 + 5 < w;
+    for (int y = y0 - 1; y <= y0 + 4; y++)
+        for (int x = x0 - 1; x <= x0 + 4; x++) {
+            int32_t c, n, s, wv, e, nw, ne, sw, se;
+            if (inside) {
+                const int32_t *p = rec + (long)y * stride + x;
+                c = p[0];
+                n = p[-stride];
+                s = p[stride];
+                wv = p[-1];
+                e = p[1];
+                nw = p[-stride - 1];
+                ne = p[-stride + 1];
+                sw = p[stride - 1];
+                se = p[stride + 1];
+            } else {
+                c = at(rec, stride, w, h, y, x);
+                n = at(rec, stride, w, h, y - 1, x);
+                s = at(rec, stride, w, h, y + 1, x);
+                wv = at(rec, stride, w, h, y, x - 1);
+                e = at(rec, stride, w, h, y, x + 1);
+                nw = at(rec, stride, w, h, y - 1, x - 1);
+                ne = at(rec, stride, w, h, y - 1, x + 1);
+                sw = at(rec, stride, w, h, y + 1, x - 1);
+                se = at(rec, stride, w, h, y + 1, x + 1);
+            }
+            gv += iabs32(2 * c - n - s);
+            gh += iabs32(2 * c - wv - e);
+            gd0 += iabs32(2 * c - nw - se);
+            gd1 += iabs32(2 * c - ne - sw);
+        }
+    const int64_t a = (gv + gh) * 255 / ((int64_t)maxval * 36);
+    const int bl = bit_length((uint64_t)a);
+    const int act = bl < MMP_RF_ACTS - 1 ? bl : MMP_RF_ACTS - 1;
+    const int64_t hv_max = gh > gv ? gh : gv, hv_min = gh > gv ? gv : gh;
+    const int64_t d_max = gd0 > gd1 ? gd0 : gd1, d_min = gd0 > gd1 ? gd1 : gd0;
+    int dir;
+    if (hv_max <= 2 * hv_min && d_max <= 2 * d_min)
+        dir = 0;
+    else if (hv_max * d_min > d_max * hv_min)
+        dir = 1 + 2 * (gh > gv ? 0 : 1) + (2 * hv_max > 9 * hv_min);
+    else
+        dir = 5 + 2 * (gd0 > gd1 ? 0 : 1) + (2 * d_max > 9 * d_min);
+    return dir * MMP_RF_ACTS + act;
+}
+
+static inline int region_on(const mmp_restore *r, int y, int x)
+{
+    return r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)];
+}
+
+void mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
+                          const mmp_restore *r, uint8_t *cls)
+{
+    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
+    for (int gy = 0; gy < gh; gy++)
+        for (int gx = 0; gx < gw; gx++)
+            cls[(long)gy * gw + gx] =
+                r && !region_on(r, gy * 4, gx * 4)
+                    ? 0
+                    : (uint8_t)group_class(rec, stride, w, h, maxval, gy * 4, gx * 4);
+}
+
+/* floor(v / 2^MMP_RF_SHIFT) without shifting a negative value. */
+static inline int64_t floor_shift(int64_t v)
+{
+    return v >= 0 ? v >> MMP_RF_SHIFT : -((-v + (1 << MMP_RF_SHIFT) - 1) >> MMP_RF_SHIFT);
+}
+
+int32_t mmp_restore_sample(const int32_t *rec, int stride, int w, int h, int maxval, int y,
+                           int x, const int16_t *c)
+{
+    const int32_t v = at(rec, stride, w, h, y, x);
+    int64_t s = 0;
+    for (int k = 0; k < MMP_RF_TAPS; k++) {
+        const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
+        s += (int64_t)c[k] * (at(rec, stride, w, h, y + dy, x + dx) +
+                              at(rec, stride, w, h, y - dy, x - dx) - 2 * v);
+    }
+    const int64_t o = v + floor_shift(s + (1 << (MMP_RF_SHIFT - 1)));
+    return (int32_t)(o < 0 ? 0 : o > maxval ? maxval : o);
+}
+
+/* The same for a sample at least 3 away from every edge. */
+static inline int32_t sample_inside(const int32_t *p, int stride, int maxval, const int16_t *c)
+{
+    const int32_t v2 = 2 * p[0];
+    int64_t s = 0;
+    for (int k = 0; k < MMP_RF_TAPS; k++) {
+        const long off = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
+        s += (int64_t)c[k] * (p[off] + p[-off] - v2);
+    }
+    const int64_t o = p[0] + floor_shift(s + (1 << (MMP_RF_SHIFT - 1)));
+    return (int32_t)(o < 0 ? 0 : o > maxval ? maxval : o);
+}
+
+int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                      int maxval, uint16_t *out)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            out[(long)y * w + x] = (uint16_t)rec[(long)y * stride + x];
+    if (!r->enabled)
+        return 0;
+    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
+    uint8_t *cls = malloc((size_t)gw * gh);
+    if (!cls)
+        return MMP_ENOMEM;
+    mmp_restore_classify(rec, stride, w, h, maxval, r, cls);
+    for (int y = 0; y < h; y++) {
+        const int in_y = y >= 3 && y + 3 < h;
+        for (int x = 0; x < w; x++) {
+            if (!region_on(r, y, x))
+                continue;
+            const int16_t *c = r->coef[r->map[cls[(long)(y / 4) * gw + x / 4]]];
+            out[(long)y * w + x] =
+                (uint16_t)(in_y && x >= 3 && x + 3 < w
+                               ? sample_inside(rec + (long)y * stride + x, stride, maxval, c)
+                               : mmp_restore_sample(rec, stride, w, h, maxval, y, x, c));
+        }
+    }
+    free(cls);
+    return 0;
+}
+
+/* ---- syntax ---- */
+
+/* Equiprobable bits, most significant first. */
+static void put_bits(mmp_rc_enc *e, uint32_t v, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        mmp_rc_encode(e, (v >> i) & 1, 1, 2);
+}
+
+static uint32_t get_bits(mmp_rc_dec *d, int n)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = mmp_rc_decode_freq(d, 2) & 1;
+        mmp_rc_decode_update(d, b, 1, 2);
+        v = v << 1 | b;
+    }
+    return v;
+}
+
+/* Models of the syntax, fresh for each plane. */
+typedef struct rf_models {
+    mmp_model len;        /* bit length of |coefficient|, 0..7 */
+    mmp_model map;        /* filter of a class */
+    mmp_model on[3];      /* region flag by left + top flags */
+} rf_models;
+
+static void models_init(rf_models *m, int nfilters)
+{
+    mmp_model_init(&m->len, 8);
+    mmp_model_init(&m->map, nfilters);
+    for (int i = 0; i < 3; i++)
+        mmp_model_init(&m->on[i], 2);
+}
+
+static int flag_ctx(const mmp_restore *r, int ry, int rx)
+{
+    return (rx > 0 && r->on[ry * r->rw + rx - 1]) + (ry > 0 && r->on[(ry - 1) * r->rw + rx]);
+}
+
+void mmp_restore_write(mmp_rc_enc *e, const mmp_restore *r)
+{
+    put_bits(e, (uint32_t)(r->enabled != 0), 1);
+    if (!r->enabled)
+        return;
+    rf_models m;
+    models_init(&m, r->nfilters);
+    put_bits(e, (uint32_t)(r->nfilters - 1), 4);
+    for (int k = 0; k < MMP_RF_CLASSES && r->nfilters > 1; k++)
+        mmp_model_encode(e, &m.map, r->map[k]);
+    for (int f = 0; f < r->nfilters; f++)
+        for (int k = 0; k < MMP_RF_TAPS; k++) {
+            const int v = r->coef[f][k], a = v < 0 ? -v : v, n = bit_length((uint64_t)a);
+            mmp_model_encode(e, &m.len, n);
+            if (n) {
+                put_bits(e, v < 0, 1);
+                put_bits(e, (uint32_t)a, n - 1);
+            }
+        }
+    for (int ry = 0; ry < r->rh; ry++)
+        for (int rx = 0; rx < r->rw; rx++)
+            mmp_model_encode(e, &m.on[flag_ctx(r, ry, rx)], r->on[ry * r->rw + rx]);
+}
+
+int mmp_restore_read(mmp_rc_dec *d, mmp_restore *r)
+{
+    r->enabled = (int)get_bits(d, 1);
+    if (!r->enabled)
+        return 0;
+    r->nfilters = (int)get_bits(d, 4) + 1;
+    rf_models m;
+    models_init(&m, r->nfilters);
+    for (int k = 0; k < MMP_RF_CLASSES; k++)
+        r->map[k] = (uint8_t)(r->nfilters > 1 ? mmp_model_decode(d, &m.map) : 0);
+    for (int f = 0; f < r->nfilters; f++)
+        for (int k = 0; k < MMP_RF_TAPS; k++) {
+            const int n = mmp_model_decode(d, &m.len);
+            int v = 0;
+            if (n) {
+                const int neg = (int)get_bits(d, 1);
+                v = (int)((1u << (n - 1)) | get_bits(d, n - 1));
+                v = neg ? -v : v;
+            }
+            r->coef[f][k] = (int16_t)v;
+        }
+    for (int ry = 0; ry < r->rh; ry++)
+        for (int rx = 0; rx < r->rw; rx++)
+            r->on[ry * r->rw + rx] = (uint8_t)mmp_model_decode(d, &m.on[flag_ctx(r, ry, rx)]);
+    return 0;
+}

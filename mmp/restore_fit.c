@@ -1,0 +1,353 @@
+/* The encoder's fit of a plane's restoration filter (mmp/restore_fit.h). */
+#include "mmp/restore_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+#define N MMP_RF_TAPS
+/* Rounds of fitting the filters and switching regions. */
+#define ROUNDS 3
+
+/* Least-squares statistics of a set of samples: features f (the tap pairs'
+ * second differences), error e = original - reconstruction. */
+typedef struct stats {
+    double R[N][N]; /* sum f f^T */
+    double r[N];    /* sum f e */
+    double E;       /* sum e^2 */
+    long n;
+} stats;
+
+static void stats_add(stats *a, const stats *b)
+{
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++)
+            a->R[i][j] += b->R[i][j];
+        a->r[i] += b->r[i];
+    }
+    a->E += b->E;
+    a->n += b->n;
+}
+
+static inline int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Accumulate, per class, the samples of the regions that are on. */
+static void accumulate(stats *st, const uint8_t *cls, const mmp_restore *r, const int32_t *rec,
+                       const int32_t *orig, int stride, int w, int h)
+{
+    memset(st, 0, sizeof(stats) * MMP_RF_CLASSES);
+    const int gw = (w + 3) / 4;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
+                continue;
+            stats *s = &st[cls[(long)(y / 4) * gw + x / 4]];
+            const long i = (long)y * stride + x;
+            const double v2 = 2.0 * rec[i], e = (double)orig[i] - rec[i];
+            double f[N];
+            for (int k = 0; k < N; k++) {
+                const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
+                const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
+                const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
+                f[k] = (double)a + b - v2;
+            }
+            for (int a = 0; a < N; a++) {
+                for (int b = a; b < N; b++)
+                    s->R[a][b] += f[a] * f[b];
+                s->r[a] += f[a] * e;
+            }
+            s->E += e * e;
+            s->n++;
+        }
+    for (int c = 0; c < MMP_RF_CLASSES; c++)
+        for (int a = 0; a < N; a++)
+            for (int b = 0; b < a; b++)
+                st[c].R[a][b] = st[c].R[b][a];
+}
+
+/* The least-squares filter of s (Cholesky with a small ridge) into c; returns
+ * the squared error left, E - r.c (E when there is nothing to fit). */
+static double solve(const stats *s, double *c)
+{
+    double L[N][N], y[N], tr = 0;
+    for (int i = 0; i < N; i++)
+        tr += s->R[i][i];
+    memset(c, 0, sizeof(double) * N);
+    if (s->n == 0 || tr <= 0)
+        return s->E;
+    const double ridge = 1e-6 * tr / N + 1e-9;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j <= i; j++) {
+            double v = s->R[i][j] + (i == j ? ridge : 0);
+            for (int k = 0; k < j; k++)
+                v -= L[i][k] * L[j][k];
+            if (i == j) {
+                if (v <= 0)
+                    return s->E;
+                L[i][i] = sqrt(v);
+            } else {
+                L[i][j] = v / L[j][j];
+            }
+        }
+    for (int i = 0; i < N; i++) {
+        double v = s->r[i];
+        for (int k = 0; k < i; k++)
+            v -= L[i][k] * y[k];
+        y[i] = v / L[i][i];
+    }
+    for (int i = N - 1; i >= 0; i--) {
+        double v = y[i];
+        for (int k = i + 1; k < N; k++)
+            v -= L[k][i] * c[k];
+        c[i] = v / L[i][i];
+    }
+    double d = s->E;
+    for (int i = 0; i < N; i++)
+        d -= s->r[i] * c[i];
+    return d > 0 ? d : 0;
+}
+
+/* Squared error of s under the integer filter q (in 1/128). */
+static double error_of(const stats *s, const int *q)
+{
+    double c[N], d = s->E;
+    for (int i = 0; i < N; i++)
+        c[i] = q[i] / (double)(1 << MMP_RF_SHIFT);
+    for (int i = 0; i < N; i++) {
+        d -= 2 * c[i] * s->r[i];
+        for (int j = 0; j < N; j++)
+            d += c[i] * s->R[i][j] * c[j];
+    }
+    return d;
+}
+
+static int bit_length(unsigned v)
+{
+    int n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+/* Estimated bits of a coefficient: its length symbol, then sign and lower bits. */
+static double coef_bits(int q)
+{
+    return 2.5 + bit_length((unsigned)abs(q));
+}
+
+/* The integer filter of s: the rounded least-squares one, then each
+ * coefficient moved by one while that lowers error + lambda * bits. */
+static void quantise(const stats *s, const double *c, double lambda, int *q)
+{
+    for (int i = 0; i < N; i++) {
+        const long v = lround(c[i] * (1 << MMP_RF_SHIFT));
+        q[i] = (int)(v < -MMP_RF_COEF_MAX ? -MMP_RF_COEF_MAX : v > MMP_RF_COEF_MAX ? MMP_RF_COEF_MAX : v);
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < N; i++) {
+            double best = error_of(s, q) + lambda * coef_bits(q[i]);
+            const int q0 = q[i];
+            for (int dq = -1; dq <= 1; dq += 2) {
+                const int t = q0 + dq;
+                if (t < -MMP_RF_COEF_MAX || t > MMP_RF_COEF_MAX)
+                    continue;
+                const int keep = q[i];
+                q[i] = t;
+                const double j = error_of(s, q) + lambda * coef_bits(t);
+                if (j < best)
+                    best = j;
+                else
+                    q[i] = keep;
+            }
+        }
+}
+
+/* Classes merged into at most MMP_RF_MAX_FILTERS groups: greedy merging of
+ * the pair whose union leaves the least extra error, keeping the grouping of
+ * least error + lambda * bits. Fills r->nfilters, r->map, r->coef. */
+static void merge_classes(const stats *st, double lambda, mmp_restore *r)
+{
+    stats g[MMP_RF_CLASSES];
+    double d[MMP_RF_CLASSES], c[N];
+    int grp[MMP_RF_CLASSES], alive[MMP_RF_CLASSES], ng = 0;
+    for (int k = 0; k < MMP_RF_CLASSES; k++) {
+        grp[k] = -1;
+        if (st[k].n > 0) {
+            g[ng] = st[k];
+            d[ng] = solve(&g[ng], c);
+            alive[ng] = 1;
+            grp[k] = ng++;
+        }
+    }
+        double best = INFINITY;
+    int best_map[MMP_RF_CLASSES];
+    int best_n = 0;
+    int cur = ng;
+    for (;;) {
+        if (cur <= MMP_RF_MAX_FILTERS && cur > 0) {
+            /* Number the live groups and price this grouping. */
+            int num[MMP_RF_CLASSES], n = 0;
+            double cost = 0;
+            for (int i = 0; i < ng; i++)
+                if (alive[i]) {
+                    num[i] = n++;
+                    cost += d[i] + lambda * N * 7.0;
+                }
+            if (n > 1)
+                cost += lambda * MMP_RF_CLASSES * log2((double)n) * 0.75;
+            if (cost < best) {
+                best = cost;
+                best_n = n;
+                for (int k = 0; k < MMP_RF_CLASSES; k++)
+                    best_map[k] = grp[k] < 0 ? -1 : num[grp[k]];
+            }
+        }
+        if (cur <= 1)
+            break;
+        int bi = -1, bj = -1;
+        double bd = INFINITY;
+        for (int i = 0; i < ng; i++)
+            for (int j = i + 1; j < ng && alive[i]; j++) {
+                if (!alive[j])
+                    continue;
+                stats u = g[i];
+                stats_add(&u, &g[j]);
+                const double du = solve(&u, c) - d[i] - d[j];
+                if (du < bd) {
+                    bd = du;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        stats_add(&g[bi], &g[bj]);
+        d[bi] = solve(&g[bi], c);
+        alive[bj] = 0;
+        for (int k = 0; k < MMP_RF_CLASSES; k++)
+            if (grp[k] == bj)
+                grp[k] = bi;
+        cur--;
+    }
+    r->nfilters = best_n > 0 ? best_n : 1;
+    memset(r->coef, 0, sizeof r->coef);
+    stats sum[MMP_RF_MAX_FILTERS];
+    memset(sum, 0, sizeof sum);
+    for (int k = 0; k < MMP_RF_CLASSES; k++) {
+        r->map[k] = (uint8_t)(best_n > 0 && best_map[k] >= 0 ? best_map[k] : 0);
+        if (best_n > 0 && best_map[k] >= 0)
+            stats_add(&sum[best_map[k]], &st[k]);
+    }
+    for (int f = 0; f < best_n; f++) {
+        int q[N];
+        solve(&sum[f], c);
+        quantise(&sum[f], c, lambda, q);
+        for (int i = 0; i < N; i++)
+            r->coef[f][i] = (int16_t)q[i];
+    }
+}
+
+/* Estimated bits of r's syntax. */
+static double syntax_bits(const mmp_restore *r)
+{
+    double b = 1 + 4;
+    if (r->nfilters > 1)
+        b += MMP_RF_CLASSES * log2((double)r->nfilters) * 0.75;
+    for (int f = 0; f < r->nfilters; f++)
+        for (int i = 0; i < N; i++)
+            b += coef_bits(r->coef[f][i]);
+    const long nr = (long)r->rw * r->rh;
+    long on = 0;
+    for (long i = 0; i < nr; i++)
+        on += r->on[i];
+    if (on > 0 && on < nr) {
+        const double p = (double)on / nr;
+        b += nr * -(p * log2(p) + (1 - p) * log2(1 - p)) + 2;
+    } else {
+        b += 2 + 0.1 * nr;
+    }
+    return b;
+}
+
+int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
+                    int h, int maxval, double lambda)
+{
+    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
+    const long nr = (long)r->rw * r->rh;
+    uint8_t *cls = malloc((size_t)gw * gh);
+    stats *st = malloc(sizeof(stats) * MMP_RF_CLASSES);
+    uint16_t *flt = malloc(sizeof(uint16_t) * (size_t)w * h);
+    double *gain = malloc(sizeof(double) * (size_t)nr);
+    mmp_restore all = {0}, best = {0};
+    all.on = malloc((size_t)nr);
+    best.on = malloc((size_t)nr);
+    int err = !cls || !st || !flt || !gain || !all.on || !best.on ? MMP_ENOMEM : 0;
+    if (!err) {
+        mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls);
+        memset(r->on, 1, (size_t)nr);
+        memset(all.on, 1, (size_t)nr);
+    }
+    double best_j = 0; /* the change of cost that the best filter so far brings */
+    for (int round = 0; round < ROUNDS && !err; round++) {
+        accumulate(st, cls, r, rec, orig, stride, w, h);
+        merge_classes(st, lambda, r);
+        /* Each region's change of squared error under these filters. */
+        all.enabled = 1;
+        all.nfilters = r->nfilters;
+        all.rw = r->rw;
+        all.rh = r->rh;
+        memcpy(all.map, r->map, sizeof all.map);
+        memcpy(all.coef, r->coef, sizeof all.coef);
+        if ((err = mmp_restore_apply(&all, rec, stride, w, h, maxval, flt)))
+            break;
+        memset(gain, 0, sizeof(double) * (size_t)nr);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const long i = (long)y * stride + x;
+                const double e0 = (double)orig[i] - rec[i];
+                const double e1 = (double)orig[i] - flt[(long)y * w + x];
+                gain[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)] +=
+                    e0 * e0 - e1 * e1;
+            }
+        double total = 0;
+        for (long i = 0; i < nr; i++) {
+            r->on[i] = gain[i] > 0;
+            if (r->on[i])
+                total += gain[i];
+        }
+        const double j = lambda * syntax_bits(r) - total;
+        if (j < best_j) {
+            best_j = j;
+            uint8_t *on = best.on;
+            best = *r;
+            best.on = on;
+            memcpy(best.on, r->on, (size_t)nr);
+            best.enabled = 1;
+        }
+        if (total <= 0)
+            break;
+    }
+    if (!err) {
+        uint8_t *on = r->on;
+        if (best.enabled) {
+            *r = best;
+            r->on = on;
+            memcpy(r->on, best.on, (size_t)nr);
+        } else {
+            r->enabled = 0;
+            memset(r->on, 1, (size_t)nr);
+        }
+    }
+    free(all.on);
+    free(best.on);
+    free(cls);
+    free(st);
+    free(flt);
+    free(gain);
+    return err;
+}

@@ -1,0 +1,25 @@
+/*
+ * The encoder's choice of a plane's restoration filter (filter/restore.h):
+ * least-squares (Wiener) filters per class of 4 x 4 groups, classes merged
+ * greedily while the Lagrangian cost falls, coefficients quantised, regions
+ * switched off where filtering does not lower their error, and the whole
+ * filter off when it does not pay for its bits. Informative: any choice is a
+ * valid stream.
+ */
+#ifndef MMP_MMP_RESTORE_FIT_H
+#define MMP_MMP_RESTORE_FIT_H
+
+#include <stdint.h>
+
+#include "filter/restore.h"
+
+/*
+ * rec: the plane's reconstruction, orig: its original, both w x h samples of
+ * row stride `stride`; lambda: the plane's Lagrangian multiplier (squared
+ * error per bit). r must come from mmp_restore_init(w, h); on return it holds
+ * the filter to signal (possibly disabled). Returns 0 or MMP_ENOMEM.
+ */
+int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
+                    int h, int maxval, double lambda);
+
+#endif
