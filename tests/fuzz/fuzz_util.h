@@ -231,8 +231,8 @@ static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
  * derived from lambda, else (b - 128) / 4; order (byte 6): b / 4 % 2 = 0
  * wavefront, 1 raster; colour (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr
  * above maxval 32767: the encoder refuses YCoCg-R there), b / 64 % 2 = 0
- * 4:2:0, 1 4:4:4; alpha (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one
- * thread. */
+ * 4:2:0, 1 4:4:4; restoration filter (byte 6): b / 128 = 0 on, 1 off; alpha
+ * (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one thread. */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -255,6 +255,7 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->transform = byte_at(d, n, 6) / 32 % 2 ? MMP_TRANSFORM_YCOCG_R : MMP_TRANSFORM_YCBCR;
     s->chroma = byte_at(d, n, 6) / 64 % 2 ? MMP_CHROMA_444 : MMP_CHROMA_420;
     s->alpha = rb % 2 ? MMP_ALPHA_MMP : MMP_ALPHA_EXACT;
+    s->restoration = byte_at(d, n, 6) / 128 ? 0 : 1;
 }
 
 /* Settings that the image allows: YCoCg-R only up to maxval 32767. */
