@@ -404,7 +404,7 @@ fuzz-coverage: fuzz-deps
 	    llvm-cov-14 report $(FUZZ_COV)/fuzz_$$t -instr-profile=$(FUZZ_COV)/$$t.profdata \
 	        $(LIB_SRC) > $(FUZZ_COV)/report-$$t.txt; \
 	    echo "== fuzz_$$t ($$dirs)"; \
-	    grep -E '^(Filename|common|dict|predict|mmp|kernels)/?|^TOTAL' $(FUZZ_COV)/report-$$t.txt; \
+	    grep -E '^(Filename|common|dict|predict|filter|mmp|kernels)/?|^TOTAL' $(FUZZ_COV)/report-$$t.txt; \
 	    case $$t in decode*) echo "-- the decoder's code alone (scripts/decoder-coverage; --list for the lines missed):"; \
 	        python3 scripts/decoder-coverage $(FUZZ_COV)/fuzz_$$t $(FUZZ_COV)/$$t.profdata;; esac; \
 	done

@@ -48,7 +48,7 @@ static inline int32_t at(const int32_t *rec, int stride, int w, int h, int y, in
     return rec[(long)clampi(y, 0, h - 1) * stride + clampi(x, 0, w - 1)];
 }
 
-static inline int bit_length(uint64_t v)
+static inline int rf_bit_length(uint64_t v)
 {
     int n = 0;
     while (v) {
@@ -95,7 +95,7 @@ static int group_class(const int32_t *rec, int stride, int w, int h, int maxval,
             gd1 += iabs32(2 * c - ne - sw);
         }
     const int64_t a = (gv + gh) * 255 / ((int64_t)maxval * 36);
-    const int bl = bit_length((uint64_t)a);
+    const int bl = rf_bit_length((uint64_t)a);
     const int act = bl < MMP_RF_ACTS - 1 ? bl : MMP_RF_ACTS - 1;
     const int64_t hv_max = gh > gv ? gh : gv, hv_min = gh > gv ? gv : gh;
     const int64_t d_max = gd0 > gd1 ? gd0 : gd1, d_min = gd0 > gd1 ? gd1 : gd0;
@@ -240,7 +240,7 @@ void mmp_restore_write(mmp_rc_enc *e, const mmp_restore *r)
         mmp_model_encode(e, &m.map, r->map[k]);
     for (int f = 0; f < r->nfilters; f++)
         for (int k = 0; k < MMP_RF_TAPS; k++) {
-            const int v = r->coef[f][k], a = v < 0 ? -v : v, n = bit_length((uint64_t)a);
+            const int v = r->coef[f][k], a = v < 0 ? -v : v, n = rf_bit_length((uint64_t)a);
             mmp_model_encode(e, &m.len, n);
             if (n) {
                 put_bits(e, v < 0, 1);
