@@ -58,42 +58,43 @@ static inline int rf_bit_length(uint64_t v)
     return n;
 }
 
-/* The class of the 4 x 4 group at (y0, x0): its gradients summed over the 6 x 6
- * window around it. */
-static int group_class(const int32_t *rec, int stride, int w, int h, int maxval, int y0, int x0)
+/* The four gradients of position (v, u) (any coordinates: every read is
+ * clamped into the plane): vertical, horizontal and the two diagonals. */
+static inline void gradients(const int32_t *rec, int stride, int w, int h, int v, int u,
+                             int32_t *g)
 {
-    int64_t gv = 0, gh = 0, gd0 = 0, gd1 = 0;
-    const int inside = y0 >= 2 && x0 >= 2 && y0 + 5 < h && x0 + 5 < w;
-    for (int y = y0 - 1; y <= y0 + 4; y++)
-        for (int x = x0 - 1; x <= x0 + 4; x++) {
-            int32_t c, n, s, wv, e, nw, ne, sw, se;
-            if (inside) {
-                const int32_t *p = rec + (long)y * stride + x;
-                c = p[0];
-                n = p[-stride];
-                s = p[stride];
-                wv = p[-1];
-                e = p[1];
-                nw = p[-stride - 1];
-                ne = p[-stride + 1];
-                sw = p[stride - 1];
-                se = p[stride + 1];
-            } else {
-                c = at(rec, stride, w, h, y, x);
-                n = at(rec, stride, w, h, y - 1, x);
-                s = at(rec, stride, w, h, y + 1, x);
-                wv = at(rec, stride, w, h, y, x - 1);
-                e = at(rec, stride, w, h, y, x + 1);
-                nw = at(rec, stride, w, h, y - 1, x - 1);
-                ne = at(rec, stride, w, h, y - 1, x + 1);
-                sw = at(rec, stride, w, h, y + 1, x - 1);
-                se = at(rec, stride, w, h, y + 1, x + 1);
-            }
-            gv += iabs32(2 * c - n - s);
-            gh += iabs32(2 * c - wv - e);
-            gd0 += iabs32(2 * c - nw - se);
-            gd1 += iabs32(2 * c - ne - sw);
-        }
+    int32_t c, n, s, wv, e, nw, ne, sw, se;
+    if (v >= 1 && u >= 1 && v + 1 < h && u + 1 < w) {
+        const int32_t *p = rec + (long)v * stride + u;
+        c = p[0];
+        n = p[-stride];
+        s = p[stride];
+        wv = p[-1];
+        e = p[1];
+        nw = p[-stride - 1];
+        ne = p[-stride + 1];
+        sw = p[stride - 1];
+        se = p[stride + 1];
+    } else {
+        c = at(rec, stride, w, h, v, u);
+        n = at(rec, stride, w, h, v - 1, u);
+        s = at(rec, stride, w, h, v + 1, u);
+        wv = at(rec, stride, w, h, v, u - 1);
+        e = at(rec, stride, w, h, v, u + 1);
+        nw = at(rec, stride, w, h, v - 1, u - 1);
+        ne = at(rec, stride, w, h, v - 1, u + 1);
+        sw = at(rec, stride, w, h, v + 1, u - 1);
+        se = at(rec, stride, w, h, v + 1, u + 1);
+    }
+    g[0] = iabs32(2 * c - n - s);
+    g[1] = iabs32(2 * c - wv - e);
+    g[2] = iabs32(2 * c - nw - se);
+    g[3] = iabs32(2 * c - ne - sw);
+}
+
+/* The class of a group from its gradients summed over the 6 x 6 window. */
+static int class_of(int64_t gv, int64_t gh, int64_t gd0, int64_t gd1, int maxval)
+{
     const int64_t a = (gv + gh) * 255 / ((int64_t)maxval * 36);
     const int bl = rf_bit_length((uint64_t)a);
     const int act = bl < MMP_RF_ACTS - 1 ? bl : MMP_RF_ACTS - 1;
@@ -114,16 +115,55 @@ static inline int region_on(const mmp_restore *r, int y, int x)
     return r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)];
 }
 
-void mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
-                          const mmp_restore *r, uint8_t *cls)
+/*
+ * Group row by group row: the gradients of the six rows y0 - 1 .. y0 + 4 at
+ * every column u = -1 .. 4 gw (the last two rows are the next band's first
+ * two), summed down each column, then over each group's six columns.
+ */
+int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
+                         const mmp_restore *r, uint8_t *cls)
 {
-    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
-    for (int gy = 0; gy < gh; gy++)
-        for (int gx = 0; gx < gw; gx++)
-            cls[(long)gy * gw + gx] =
-                r && !region_on(r, gy * 4, gx * 4)
-                    ? 0
-                    : (uint8_t)group_class(rec, stride, w, h, maxval, gy * 4, gx * 4);
+    const int gw = (w + 3) / 4, gh = (h + 3) / 4, cols = 4 * gw + 2;
+    int32_t *row = malloc(sizeof(int32_t) * 6 * 4 * (size_t)cols); /* [row][gradient][column] */
+    int64_t *col = malloc(sizeof(int64_t) * 4 * (size_t)cols);
+    if (!row || !col) {
+        free(row);
+        free(col);
+        return MMP_ENOMEM;
+    }
+    for (int gy = 0; gy < gh; gy++) {
+        const int y0 = 4 * gy;
+        if (gy > 0)
+            memmove(row, row + 4 * 4 * (size_t)cols, sizeof(int32_t) * 2 * 4 * (size_t)cols);
+        for (int i = gy > 0 ? 2 : 0; i < 6; i++)
+            for (int u = -1; u <= 4 * gw; u++) {
+                int32_t g[4];
+                gradients(rec, stride, w, h, y0 - 1 + i, u, g);
+                for (int k = 0; k < 4; k++)
+                    row[((size_t)i * 4 + k) * cols + u + 1] = g[k];
+            }
+        for (int k = 0; k < 4; k++)
+            for (int c = 0; c < cols; c++) {
+                int64_t t = 0;
+                for (int i = 0; i < 6; i++)
+                    t += row[((size_t)i * 4 + k) * cols + c];
+                col[(size_t)k * cols + c] = t;
+            }
+        for (int gx = 0; gx < gw; gx++) {
+            uint8_t v = 0;
+            if (!r || region_on(r, y0, 4 * gx)) {
+                int64_t sum[4] = {0, 0, 0, 0};
+                for (int k = 0; k < 4; k++)
+                    for (int c = 4 * gx; c < 4 * gx + 6; c++)
+                        sum[k] += col[(size_t)k * cols + c];
+                v = (uint8_t)class_of(sum[0], sum[1], sum[2], sum[3], maxval);
+            }
+            cls[(long)gy * gw + gx] = v;
+        }
+    }
+    free(row);
+    free(col);
+    return 0;
 }
 
 /* floor(v / 2^MMP_RF_SHIFT) without shifting a negative value. */
@@ -146,15 +186,15 @@ int32_t mmp_restore_sample(const int32_t *rec, int stride, int w, int h, int max
     return (int32_t)(o < 0 ? 0 : o > maxval ? maxval : o);
 }
 
-/* The same for a sample at least 3 away from every edge. */
-static inline int32_t sample_inside(const int32_t *p, int stride, int maxval, const int16_t *c)
+/* The same for a sample at least 3 away from every edge; off: the taps'
+ * offsets in the plane. */
+static inline int32_t sample_inside(const int32_t *p, const long *off, int maxval,
+                                    const int16_t *c)
 {
     const int32_t v2 = 2 * p[0];
     int64_t s = 0;
-    for (int k = 0; k < MMP_RF_TAPS; k++) {
-        const long off = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
-        s += (int64_t)c[k] * (p[off] + p[-off] - v2);
-    }
+    for (int k = 0; k < MMP_RF_TAPS; k++)
+        s += (int64_t)c[k] * (p[off[k]] + p[-off[k]] - v2);
     const int64_t o = p[0] + floor_shift(s + (1 << (MMP_RF_SHIFT - 1)));
     return (int32_t)(o < 0 ? 0 : o > maxval ? maxval : o);
 }
@@ -171,17 +211,42 @@ int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int 
     uint8_t *cls = malloc((size_t)gw * gh);
     if (!cls)
         return MMP_ENOMEM;
-    mmp_restore_classify(rec, stride, w, h, maxval, r, cls);
+    if (mmp_restore_classify(rec, stride, w, h, maxval, r, cls)) {
+        free(cls);
+        return MMP_ENOMEM;
+    }
+    long off[MMP_RF_TAPS];
+    for (int k = 0; k < MMP_RF_TAPS; k++)
+        off[k] = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
     for (int y = 0; y < h; y++) {
         const int in_y = y >= 3 && y + 3 < h;
-        for (int x = 0; x < w; x++) {
-            if (!region_on(r, y, x))
+        for (int gx = 0; gx < gw; gx++) {
+            const int x0 = 4 * gx;
+            if (!region_on(r, y, x0))
                 continue;
-            const int16_t *c = r->coef[r->map[cls[(long)(y / 4) * gw + x / 4]]];
-            out[(long)y * w + x] =
-                (uint16_t)(in_y && x >= 3 && x + 3 < w
-                               ? sample_inside(rec + (long)y * stride + x, stride, maxval, c)
-                               : mmp_restore_sample(rec, stride, w, h, maxval, y, x, c));
+            const int16_t *c = r->coef[r->map[cls[(long)(y / 4) * gw + gx]]];
+            if (in_y && x0 >= 3 && x0 + 4 + 3 <= w) {
+                /* Four samples away from every edge: in 32 bits, which hold
+                 * 12 * 127 * 2 * 65535 with room to spare. */
+                const int32_t *p = rec + (long)y * stride + x0;
+                int32_t acc[4] = {0, 0, 0, 0};
+                for (int k = 0; k < MMP_RF_TAPS; k++) {
+                    const int32_t ck = c[k];
+                    const long o = off[k];
+                    for (int j = 0; j < 4; j++)
+                        acc[j] += ck * (p[j + o] + p[j - o] - 2 * p[j]);
+                }
+                for (int j = 0; j < 4; j++) {
+                    const int64_t v = p[j] + floor_shift((int64_t)acc[j] + (1 << (MMP_RF_SHIFT - 1)));
+                    out[(long)y * w + x0 + j] = (uint16_t)(v < 0 ? 0 : v > maxval ? maxval : v);
+                }
+                continue;
+            }
+            for (int x = x0; x < x0 + 4 && x < w; x++)
+                out[(long)y * w + x] =
+                    (uint16_t)(in_y && x >= 3 && x + 3 < w
+                                   ? sample_inside(rec + (long)y * stride + x, off, maxval, c)
+                                   : mmp_restore_sample(rec, stride, w, h, maxval, y, x, c));
         }
     }
     free(cls);

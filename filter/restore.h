@@ -50,9 +50,9 @@ void mmp_restore_free(mmp_restore *r);
  * The class of every 4 x 4 group of the reconstruction rec (w x h samples,
  * row stride `stride`) into cls[((h + 3) / 4) * ((w + 3) / 4)]. Only the
  * groups of regions that are on are classified when r is given (the others
- * get class 0).
+ * get class 0). Returns 0 or MMP_ENOMEM.
  */
-void mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
+int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
                           const mmp_restore *r, uint8_t *cls);
 
 /*

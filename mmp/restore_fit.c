@@ -287,8 +287,7 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     all.on = malloc((size_t)nr);
     best.on = malloc((size_t)nr);
     int err = !cls || !st || !flt || !gain || !all.on || !best.on ? MMP_ENOMEM : 0;
-    if (!err) {
-        mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls);
+    if (!err && !(err = mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls))) {
         memset(r->on, 1, (size_t)nr);
         memset(all.on, 1, (size_t)nr);
     }

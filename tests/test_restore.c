@@ -138,7 +138,7 @@ static void test_matches_document(void **state)
         assert_non_null(out);
         assert_non_null(cls);
         assert_int_equal(mmp_restore_apply(&r, rec, stride, w, h, maxval, out), 0);
-        mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls);
+        assert_int_equal(mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls), 0);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 const int32_t want = naive_out(&r, rec, stride, w, h, maxval, y, x);
