@@ -26,6 +26,7 @@ void mmp_dict_free(mmp_dict *d)
         free(d->data[s]);
         free(d->sorted_sum[s]);
         free(d->sorted_id[s]);
+        free(d->sig[s]);
     }
     memset(d, 0, sizeof(*d));
 }
@@ -42,7 +43,8 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
         d->data[s] = malloc((size_t)cap * mmp_scale_area(s) * sizeof(int32_t));
         d->sorted_sum[s] = malloc((size_t)cap * sizeof(int32_t));
         d->sorted_id[s] = malloc((size_t)cap * sizeof(int32_t));
-        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s]) {
+        d->sig[s] = malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t));
+        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s]) {
             mmp_dict_free(d);
             return MMP_ENOMEM;
         }
@@ -62,12 +64,15 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
     return 0;
 }
 
-/* floor(a / 2^s): every divisor of the resampling is a power of two, and a
- * shift costs far less than a 64-bit division (the decoder rescales every
- * new pattern to every scale). Written without shifting a negative value. */
+/* floor(a / 2^s) for |a| < 2^40 and s <= 6: every divisor of the resampling
+ * is a power of two, and a shift costs far less than a 64-bit division (the
+ * decoder rescales every new pattern to every scale). The bias, a multiple
+ * of 2^s, keeps the shifted value non-negative. The operands below are at
+ * most 32 times an int32_t sample, below 2^37. */
+#define FLOOR_BIAS ((int64_t)1 << 40)
 static int64_t floor_shift(int64_t a, int s)
 {
-    return a >= 0 ? a >> s : -((-a + ((int64_t)1 << s) - 1) >> s);
+    return ((a + FLOOR_BIAS) >> s) - (FLOOR_BIAS >> s);
 }
 
 static int log2_of(int v)
@@ -79,52 +84,118 @@ static int log2_of(int v)
 }
 
 /*
- * 1-D resampling of n samples (stride sstride) to m samples (stride dstride),
- * n and m powers of two (docs/format.md 5.2). Shrinking averages groups of
- * n/m samples; growing interpolates linearly between sample centres; both
- * round halves up.
+ * 1-D resampling of n samples to m, n and m powers of two up to MMP_B
+ * (docs/format.md 5.2), as the taps of each output sample. Shrinking (k > 0)
+ * averages groups of k = n/m samples: floor((2 * sum + k) / 2k). Growing
+ * interpolates linearly between sample centres: output j is
+ * floor((in[i0] * w0 + in[i1] * w1 + round) / 2^shift); where the format
+ * clamps to in[0] or in[n-1], i0 = i1 is that sample and w0 = 2^shift,
+ * w1 = 0, which gives the sample itself (round < 2^shift). A copy has
+ * w0 = 1, shift 0.
  */
-static void resample_1d(const int32_t *src, int n, int sstride, int32_t *dst, int m, int dstride)
+typedef struct taps {
+    int k, shift;
+    int64_t round;
+    int i0[MMP_B], i1[MMP_B];
+    int64_t w0[MMP_B], w1[MMP_B];
+} taps;
+
+static void make_taps(int n, int m, taps *t)
 {
+    t->k = 0;
+    if (m < n) {
+        t->k = n / m;
+        t->shift = log2_of(t->k) + 1;
+        t->round = t->k;
+        return;
+    }
     if (m == n) {
-        for (int j = 0; j < m; j++)
-            dst[j * dstride] = src[j * sstride];
-    } else if (m < n) {
-        const int k = n / m, lk = log2_of(k);
+        t->shift = 0;
+        t->round = 0;
         for (int j = 0; j < m; j++) {
-            int64_t sum = 0;
-            for (int i = 0; i < k; i++)
-                sum += src[(j * k + i) * sstride];
-            dst[j * dstride] = (int32_t)floor_shift(2 * sum + k, lk + 1); /* / (2k) */
+            t->i0[j] = t->i1[j] = j;
+            t->w0[j] = 1;
+            t->w1[j] = 0;
         }
-    } else {
-        const int f = m / n, den = 2 * f, lden = log2_of(den);
-        for (int j = 0; j < m; j++) {
-            int t = 2 * j + 1 - f; /* source position * den */
-            int32_t v;
-            if (t <= 0) {
-                v = src[0];
-            } else {
-                int i0 = t >> lden, frac = t & (den - 1);
-                if (i0 >= n - 1)
-                    v = src[(n - 1) * sstride];
-                else
-                    v = (int32_t)floor_shift((int64_t)src[i0 * sstride] * (den - frac) +
-                                                 (int64_t)src[(i0 + 1) * sstride] * frac + den / 2,
-                                             lden);
+        return;
+    }
+    const int f = m / n, den = 2 * f, lden = log2_of(den);
+    t->shift = lden;
+    t->round = den / 2;
+    for (int j = 0; j < m; j++) {
+        const int pos = 2 * j + 1 - f; /* source position * den */
+        const int i0 = pos <= 0 ? 0 : pos >> lden, frac = pos <= 0 ? 0 : pos & (den - 1);
+        if (pos <= 0 || i0 >= n - 1) {
+            t->i0[j] = t->i1[j] = pos <= 0 ? 0 : n - 1;
+            t->w0[j] = den;
+            t->w1[j] = 0;
+        } else {
+            t->i0[j] = i0;
+            t->i1[j] = i0 + 1;
+            t->w0[j] = den - frac;
+            t->w1[j] = frac;
+        }
+    }
+}
+
+/* Each of the rows of src (sh x sw) from sw to dw samples, into dst (sh x dw). */
+static void resample_rows(const int32_t *src, int sh, int sw, int32_t *dst, int dw, const taps *t)
+{
+    for (int y = 0; y < sh; y++) {
+        const int32_t *in = src + y * sw;
+        int32_t *out = dst + y * dw;
+        if (t->k) {
+            for (int j = 0; j < dw; j++) {
+                int64_t sum = 0;
+                for (int i = 0; i < t->k; i++)
+                    sum += in[j * t->k + i];
+                out[j] = (int32_t)floor_shift(2 * sum + t->round, t->shift);
             }
-            dst[j * dstride] = v;
+        } else {
+            for (int j = 0; j < dw; j++)
+                out[j] = (int32_t)floor_shift(in[t->i0[j]] * t->w0[j] + in[t->i1[j]] * t->w1[j] +
+                                                  t->round,
+                                              t->shift);
+        }
+    }
+}
+
+/* Each column of src (sh x w) from sh to dh samples, into dst (dh x w): one
+ * output row at a time, so that the inner loop runs along a row. */
+static void resample_cols(const int32_t *src, int sh, int w, int32_t *dst, int dh, const taps *t)
+{
+    (void)sh;
+    for (int j = 0; j < dh; j++) {
+        int32_t *out = dst + j * w;
+        if (t->k) {
+            const int32_t *in = src + j * t->k * w;
+            for (int x = 0; x < w; x++) {
+                int64_t sum = 0;
+                for (int i = 0; i < t->k; i++)
+                    sum += in[i * w + x];
+                out[x] = (int32_t)floor_shift(2 * sum + t->round, t->shift);
+            }
+        } else {
+            const int32_t *r0 = src + t->i0[j] * w, *r1 = src + t->i1[j] * w;
+            const int64_t w0 = t->w0[j], w1 = t->w1[j];
+            for (int x = 0; x < w; x++)
+                out[x] = (int32_t)floor_shift(r0[x] * w0 + r1[x] * w1 + t->round, t->shift);
         }
     }
 }
 
 void mmp_rescale(const int32_t *src, int sh, int sw, int32_t *dst, int dh, int dw)
 {
+    if (sh == dh && sw == dw) {
+        memcpy(dst, src, (size_t)sh * sw * sizeof(int32_t));
+        return;
+    }
     int32_t tmp[MMP_B * MMP_B];
-    for (int y = 0; y < sh; y++)
-        resample_1d(src + y * sw, sw, 1, tmp + y * dw, dw, 1);
-    for (int x = 0; x < dw; x++)
-        resample_1d(tmp + x, sh, dw, dst + x, dh, dw);
+    taps tr, tc;
+    make_taps(sw, dw, &tr);
+    make_taps(sh, dh, &tc);
+    resample_rows(src, sh, sw, tmp, dw, &tr);
+    resample_cols(tmp, sh, dw, dst, dh, &tc);
 }
 
 static int32_t pattern_sum(const int32_t *p, int area)
@@ -135,18 +206,19 @@ static int32_t pattern_sum(const int32_t *p, int area)
     return sum;
 }
 
-/* First position in the sorted sums whose value is >= v. */
+/* First position in the sorted sums whose value is >= v. Written so that
+ * the compiler can use a conditional move: the branch of a plain binary
+ * search is mispredicted half the time. */
 static int lower_bound(const int32_t *a, int n, int32_t v)
 {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (a[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
+    const int32_t *base = a;
+    int len = n;
+    while (len > 1) {
+        const int half = len / 2;
+        base = base[half - 1] < v ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return (int)(base - a) + (len == 1 && base[0] < v);
 }
 
 /* True when 16 * ||p - e||^2 <= limit, stopping once it cannot be. The sum
@@ -168,30 +240,95 @@ static int within(const int32_t *p, const int32_t *e, int area, int64_t limit)
 }
 
 /*
+ * Lower bounds on ||p - e||^2 from partial sums. Cut a pattern into cells of
+ * equal size 2^l; by Cauchy-Schwarz, ||p - e||^2 >= sum over the cells c of
+ * (sum_c p - sum_c e)^2 / 2^l, the finer the grid the tighter. Each element
+ * keeps a signature of such sums, together in a small array: its quadrants
+ * (a grid of min(h, 2) x min(w, 2) cells, at 0..3) and a grid of
+ * min(h, 4) x min(w, 4) cells (at 4..19). The quadrants, then the cells,
+ * rule out most of the candidates that the sorted sums leave, before the
+ * element's samples are read. Unused entries are 0.
+ */
+#define SIG_QUADS 0
+#define SIG_CELLS 4
+
+/* log2 of the samples in one cell of a grid of at most 2^g x 2^g at scale s. */
+static int grid_cell_log2(int s, int g)
+{
+    const int a = s / MMP_NLOG, b = s % MMP_NLOG;
+    return (a > g ? a - g : 0) + (b > g ? b - g : 0);
+}
+
+/* The signature is used while every |p_i| and |e_i| of the scale sum to at
+ * most SIG_DIFF_MAX >> (quadrant log2): then each difference of quadrant or
+ * cell sums is at most SIG_DIFF_MAX, its square below 2^52, and the sums of
+ * 16 times 16 of them fit in an int64_t. The codec's samples are below 2^16. */
+#define SIG_DIFF_MAX ((int64_t)1 << 26)
+
+/* p's signature (entries are 0 where a sum would pass SIG_DIFF_MAX: the
+ * signature is not used then); returns max |p_i|. */
+static int64_t signature(const int32_t *p, int s, int32_t *sig)
+{
+    const int a = s / MMP_NLOG, b = s % MMP_NLOG;
+    const int qa = a > 1 ? a - 1 : 0, qb = b > 1 ? b - 1 : 0;
+    const int ca = a > 2 ? a - 2 : 0, cb = b > 2 ? b - 2 : 0;
+    int64_t quad[4] = {0}, cell[16] = {0}, maxabs = 0;
+    for (int y = 0; y < 1 << a; y++)
+        for (int x = 0; x < 1 << b; x++) {
+            const int64_t v = p[(y << b) + x];
+            quad[(y >> qa) * 2 + (x >> qb)] += v;
+            cell[(y >> ca) * 4 + (x >> cb)] += v;
+            const int64_t av = v < 0 ? -v : v;
+            maxabs = av > maxabs ? av : maxabs;
+        }
+    for (int i = 0; i < 4; i++)
+        sig[SIG_QUADS + i] = quad[i] >= -SIG_DIFF_MAX && quad[i] <= SIG_DIFF_MAX ? (int32_t)quad[i] : 0;
+    for (int i = 0; i < 16; i++)
+        sig[SIG_CELLS + i] = cell[i] >= -SIG_DIFF_MAX && cell[i] <= SIG_DIFF_MAX ? (int32_t)cell[i] : 0;
+    return maxabs;
+}
+
+/* 16 * sum (x_i - y_i)^2 over n entries <= limit. */
+static int sums_within(const int32_t *x, const int32_t *y, int n, int64_t limit)
+{
+    int64_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t diff = (int64_t)x[i] - y[i];
+        acc += diff * diff;
+    }
+    return 16 * acc <= limit;
+}
+
+/*
  * Redundant when some element e has 16 * ||p - e||^2 <= redund_q4 * area. Only
  * elements whose sum is close enough can qualify, since
- * ||p - e||^2 >= (sum p - sum e)^2 / area; the sorted sums find them.
+ * ||p - e||^2 >= (sum p - sum e)^2 / area; the sorted sums find them, and
+ * the signatures rule out most of those.
  */
-static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum)
+static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
+                     const int32_t *psig, int64_t pmaxabs)
 {
     int area = mmp_scale_area(s), n = d->n[s];
     int64_t limit = (int64_t)d->redund_q4 * area;
     int64_t sum_limit = limit * area;
-    const int32_t *ss = d->sorted_sum[s];
+    const int lq = grid_cell_log2(s, 1), lc = grid_cell_log2(s, 2);
+    const int use_sig = (pmaxabs + d->maxabs[s]) << lq <= SIG_DIFF_MAX;
+    const int64_t qlimit = limit << lq, climit = limit << lc;
+    const int32_t *ss = d->sorted_sum[s], *ids = d->sorted_id[s], *sigs = d->sig[s];
     int pos = lower_bound(ss, n, psum);
-    for (int k = pos; k < n; k++) {
-        int64_t diff = (int64_t)ss[k] - psum;
-        if (16 * diff * diff > sum_limit)
-            break;
-        if (within(p, mmp_dict_elem(d, s, d->sorted_id[s][k]), area, limit))
-            return 1;
-    }
-    for (int k = pos - 1; k >= 0; k--) {
-        int64_t diff = (int64_t)ss[k] - psum;
-        if (16 * diff * diff > sum_limit)
-            break;
-        if (within(p, mmp_dict_elem(d, s, d->sorted_id[s][k]), area, limit))
-            return 1;
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        for (int k = dir > 0 ? pos : pos - 1; k >= 0 && k < n; k += dir) {
+            int64_t diff = (int64_t)ss[k] - psum;
+            if (16 * diff * diff > sum_limit)
+                break;
+            const int id = ids[k];
+            const int32_t *esig = sigs + (long)id * MMP_DICT_SIG;
+            if (use_sig && (!sums_within(psig + SIG_QUADS, esig + SIG_QUADS, 4, qlimit) ||
+                            !sums_within(psig + SIG_CELLS, esig + SIG_CELLS, 16, climit)))
+                continue;
+            if (within(p, mmp_dict_elem(d, s, id), area, limit))
+                return 1;
+        }
     }
     return 0;
 }
@@ -202,9 +339,14 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     if (n >= d->cap)
         return 0;
     int32_t psum = pattern_sum(pat, area);
-    if (redundant(d, s, pat, psum))
+    int32_t psig[MMP_DICT_SIG];
+    const int64_t pmaxabs = signature(pat, s, psig);
+    if (redundant(d, s, pat, psum, psig, pmaxabs))
         return 0;
     memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
+    memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof psig);
+    if (pmaxabs > d->maxabs[s])
+        d->maxabs[s] = pmaxabs > INT32_MAX ? INT32_MAX : (int32_t)pmaxabs;
     int pos = lower_bound(d->sorted_sum[s], n, psum + 1); /* after equal sums */
     memmove(d->sorted_sum[s] + pos + 1, d->sorted_sum[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
     memmove(d->sorted_id[s] + pos + 1, d->sorted_id[s] + pos, (size_t)(n - pos) * sizeof(int32_t));

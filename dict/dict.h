@@ -19,7 +19,14 @@ typedef struct mmp_dict {
     /* Search aids, not normative: element sums sorted ascending, with their ids. */
     int32_t *sorted_sum[MMP_NSCALES];
     int32_t *sorted_id[MMP_NSCALES];
+    /* Redundancy test aids, not normative: each element's signature (sums
+     * over its quadrants and over a grid of up to 4 x 4 cells; element k at
+     * k * MMP_DICT_SIG), and the largest |sample| of any element of the scale. */
+    int32_t *sig[MMP_NSCALES];
+    int32_t maxabs[MMP_NSCALES];
 } mmp_dict;
+
+#define MMP_DICT_SIG 20
 
 static inline int mmp_scale_area(int s) { return 1 << (s / MMP_NLOG + s % MMP_NLOG); }
 static inline const int32_t *mmp_dict_elem(const mmp_dict *d, int s, int k)
