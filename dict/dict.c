@@ -262,25 +262,37 @@ static int grid_cell_log2(int s, int g)
 /* The signature is used while every |p_i| and |e_i| of the scale sum to at
  * most SIG_DIFF_MAX >> (quadrant log2): then each difference of quadrant or
  * cell sums is at most SIG_DIFF_MAX, its square below 2^52, and the sums of
- * 16 times 16 of them fit in an int64_t. The codec's samples are below 2^16. */
+ * 16 times 16 of them fit in an int64_t. The codec's samples are below 2^16.
+ * Scales of fewer than SIG_MIN_AREA samples have no signature: there the
+ * test on the samples costs no more. */
 #define SIG_DIFF_MAX ((int64_t)1 << 26)
+#define SIG_MIN_AREA 16
 
 /* p's signature (entries are 0 where a sum would pass SIG_DIFF_MAX: the
  * signature is not used then); returns max |p_i|. */
 static int64_t signature(const int32_t *p, int s, int32_t *sig)
 {
     const int a = s / MMP_NLOG, b = s % MMP_NLOG;
-    const int qa = a > 1 ? a - 1 : 0, qb = b > 1 ? b - 1 : 0;
-    const int ca = a > 2 ? a - 2 : 0, cb = b > 2 ? b - 2 : 0;
-    int64_t quad[4] = {0}, cell[16] = {0}, maxabs = 0;
-    for (int y = 0; y < 1 << a; y++)
-        for (int x = 0; x < 1 << b; x++) {
-            const int64_t v = p[(y << b) + x];
-            quad[(y >> qa) * 2 + (x >> qb)] += v;
-            cell[(y >> ca) * 4 + (x >> cb)] += v;
-            const int64_t av = v < 0 ? -v : v;
-            maxabs = av > maxabs ? av : maxabs;
+    const int ca = a > 2 ? a - 2 : 0, cb = b > 2 ? b - 2 : 0;  /* log2 of a cell's sides */
+    const int gh = 1 << (a - ca), gw = 1 << (b - cb);          /* cells per column, row */
+    const int qsa = gh > 2 ? 1 : 0, qsb = gw > 2 ? 1 : 0;      /* cells to quadrants */
+    int64_t cell[16] = {0}, quad[4] = {0}, maxabs = 0;
+    for (int y = 0; y < 1 << a; y++) {
+        const int32_t *row = p + (y << b);
+        int64_t *c = cell + (y >> ca) * 4;
+        for (int cx = 0; cx < gw; cx++) {
+            int64_t sum = 0;
+            for (int x = cx << cb; x < (cx + 1) << cb; x++) {
+                const int64_t v = row[x], av = v < 0 ? -v : v;
+                sum += v;
+                maxabs = av > maxabs ? av : maxabs;
+            }
+            c[cx] += sum;
         }
+    }
+    for (int cy = 0; cy < gh; cy++)
+        for (int cx = 0; cx < gw; cx++)
+            quad[(cy >> qsa) * 2 + (cx >> qsb)] += cell[cy * 4 + cx];
     for (int i = 0; i < 4; i++)
         sig[SIG_QUADS + i] = quad[i] >= -SIG_DIFF_MAX && quad[i] <= SIG_DIFF_MAX ? (int32_t)quad[i] : 0;
     for (int i = 0; i < 16; i++)
@@ -312,7 +324,7 @@ static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
     int64_t limit = (int64_t)d->redund_q4 * area;
     int64_t sum_limit = limit * area;
     const int lq = grid_cell_log2(s, 1), lc = grid_cell_log2(s, 2);
-    const int use_sig = (pmaxabs + d->maxabs[s]) << lq <= SIG_DIFF_MAX;
+    const int use_sig = area >= SIG_MIN_AREA && (pmaxabs + d->maxabs[s]) << lq <= SIG_DIFF_MAX;
     const int64_t qlimit = limit << lq, climit = limit << lc;
     const int32_t *ss = d->sorted_sum[s], *ids = d->sorted_id[s], *sigs = d->sig[s];
     int pos = lower_bound(ss, n, psum);
@@ -339,8 +351,8 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     if (n >= d->cap)
         return 0;
     int32_t psum = pattern_sum(pat, area);
-    int32_t psig[MMP_DICT_SIG];
-    const int64_t pmaxabs = signature(pat, s, psig);
+    int32_t psig[MMP_DICT_SIG] = {0};
+    const int64_t pmaxabs = area >= SIG_MIN_AREA ? signature(pat, s, psig) : 0;
     if (redundant(d, s, pat, psum, psig, pmaxabs))
         return 0;
     memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));

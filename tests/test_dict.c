@@ -242,6 +242,83 @@ static void test_redundancy_matches_brute_force(void **st)
     mmp_dict_free(&d);
 }
 
+/* 16 * ||p - e||^2 <= limit for some element e of scale s: the format's
+ * rule, element by element. */
+static int brute_redundant(const mmp_dict *d, int s, const int32_t *p, int64_t limit)
+{
+    const int area = mmp_scale_area(s);
+    for (int k = 0; k < d->n[s]; k++) {
+        const int32_t *e = mmp_dict_elem(d, s, k);
+        int64_t ssd = 0;
+        for (int i = 0; i < area; i++)
+            ssd += ((int64_t)p[i] - e[i]) * ((int64_t)p[i] - e[i]);
+        if (16 * ssd <= limit)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Every scale, patterns made close to the threshold: an element already
+ * there, or a smooth random pattern, plus noise of about the threshold's
+ * size, with the noise now spread over the whole pattern, now over one
+ * corner or one row (what the partial sums behind the index must not
+ * miss). Once with 8-bit residuals and once with samples beyond 2^20,
+ * where the index's sums would be too large and it falls back to the
+ * samples. Every insert decision must be the brute force's.
+ */
+static void test_redundancy_every_scale_matches_brute_force(void **st)
+{
+    (void)st;
+    for (int wide = 0; wide <= 1; wide++) {
+        const uint32_t redund_q4 = wide ? 4000 : 40;
+        const int32_t amp = wide ? 1 << 21 : 200;
+        int inserted = 0, rejected = 0;
+        for (int s = 0; s < MMP_NSCALES; s++) {
+            const int a = s / MMP_NLOG, b = s % MMP_NLOG, area = 1 << (a + b);
+            const int64_t limit = (int64_t)redund_q4 * area;
+            mmp_dict d;
+            assert_int_equal(mmp_dict_init(&d, 600, 255, redund_q4), 0);
+            for (int it = 0; it < 900 && d.n[s] < d.cap; it++) {
+                int32_t p[256];
+                if (d.n[s] > 63 && xorshift32() % 2) {
+                    memcpy(p, mmp_dict_elem(&d, s, 63 + (int)(xorshift32() % (uint32_t)(d.n[s] - 63))),
+                           sizeof(int32_t) * area);
+                } else {
+                    const int32_t base = (int32_t)(xorshift32() % (2u * amp + 1)) - amp;
+                    const int32_t gy = (int32_t)(xorshift32() % 41) - 20, gx = (int32_t)(xorshift32() % 41) - 20;
+                    for (int y = 0; y < 1 << a; y++)
+                        for (int x = 0; x < 1 << b; x++)
+                            p[(y << b) + x] = base + (wide ? 4096 : 1) * (gy * y + gx * x);
+                }
+                /* noise: the whole pattern, the top-left quarter, or row 0 */
+                const int where = (int)(xorshift32() % 3);
+                const uint32_t span = wide ? 65 : 5;
+                for (int y = 0; y < 1 << a; y++)
+                    for (int x = 0; x < 1 << b; x++) {
+                        const int in = where == 0 || (where == 1 && 2 * y < (1 << a) && 2 * x < (1 << b)) ||
+                                       (where == 2 && y == 0);
+                        if (in)
+                            p[(y << b) + x] += (int32_t)(xorshift32() % span) - (int32_t)(span / 2);
+                    }
+                const int want = !brute_redundant(&d, s, p, limit);
+                const int n = d.n[s];
+                const int got = mmp_dict_insert(&d, s, p);
+                if (got != want)
+                    fail_msg("scale %d (%dx%d), pattern %d: insert %d, brute force %d", s, 1 << a,
+                             1 << b, it, got, want);
+                assert_int_equal(d.n[s], n + got);
+                inserted += got;
+                rejected += !got;
+            }
+            mmp_dict_free(&d);
+        }
+        /* both outcomes were common */
+        assert_true(inserted > 1000);
+        assert_true(rejected > 1000);
+    }
+}
+
 static void test_capacity(void **st)
 {
     (void)st;
@@ -336,6 +413,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial),
+        cmocka_unit_test(test_redundancy_every_scale_matches_brute_force),
         cmocka_unit_test(test_scale_by_scale_updates),
         cmocka_unit_test(test_rescale_constant_and_identity),
         cmocka_unit_test(test_rescale_known_values),
