@@ -260,10 +260,8 @@ static int brute_redundant(const mmp_dict *d, int s, const int32_t *p, int64_t l
 
 /*
  * Every scale, patterns made close to the threshold: an element already
- * there, or a smooth random pattern, plus noise of about the threshold's
- * size, with the noise now spread over the whole pattern, now over one
- * corner or one row (what the partial sums behind the index must not
- * miss). Once with 8-bit residuals and once with samples beyond 2^20,
+ * there, or a smooth random pattern, plus noise or an offset over one part
+ * of about the threshold's size. Once with 8-bit residuals and once with samples beyond 2^20,
  * where the index's sums would be too large and it falls back to the
  * samples. Every insert decision must be the brute force's.
  */
@@ -291,15 +289,31 @@ static void test_redundancy_every_scale_matches_brute_force(void **st)
                         for (int x = 0; x < 1 << b; x++)
                             p[(y << b) + x] = base + (wide ? 4096 : 1) * (gy * y + gx * x);
                 }
-                /* noise: the whole pattern, the top-left quarter, or row 0 */
-                const int where = (int)(xorshift32() % 3);
+                /* Noise over the whole pattern, or a constant offset, of about
+                 * the size that the threshold allows, over the top-left
+                 * quarter, row 0, column 0, the top half or the left half:
+                 * the partial sums behind the index see such an offset in
+                 * full. */
+                const int where = (int)(xorshift32() % 6);
+                const int rows = where == 1 || where == 4 ? (1 << a) / 2 + (a == 0)
+                                 : where == 2           ? 1
+                                                        : 1 << a;
+                const int cols = where == 1 || where == 5 ? (1 << b) / 2 + (b == 0)
+                                 : where == 3           ? 1
+                                                        : 1 << b;
+                int32_t c = 0; /* 16 c^2 rows cols near limit, times 0.5 to 2 */
+                const int64_t goal = limit * (int64_t)(2 + xorshift32() % 15) / 8;
+                while (16 * (int64_t)(c + 1) * (c + 1) * rows * cols <= goal)
+                    c++;
+                if (xorshift32() % 2)
+                    c = -c;
                 const uint32_t span = wide ? 65 : 5;
                 for (int y = 0; y < 1 << a; y++)
                     for (int x = 0; x < 1 << b; x++) {
-                        const int in = where == 0 || (where == 1 && 2 * y < (1 << a) && 2 * x < (1 << b)) ||
-                                       (where == 2 && y == 0);
-                        if (in)
+                        if (where == 0)
                             p[(y << b) + x] += (int32_t)(xorshift32() % span) - (int32_t)(span / 2);
+                        else if (y < rows && x < cols)
+                            p[(y << b) + x] += c;
                     }
                 const int want = !brute_redundant(&d, s, p, limit);
                 const int n = d.n[s];
