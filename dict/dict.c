@@ -28,40 +28,8 @@ void mmp_dict_free(mmp_dict *d)
         free(d->sorted_id[s]);
         free(d->sig[s]);
     }
+    free(d->taps);
     memset(d, 0, sizeof(*d));
-}
-
-int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
-{
-    memset(d, 0, sizeof(*d));
-    int n0 = mmp_dict_initial_count(maxval);
-    if (cap < n0 || maxval < 1 || maxval > 65535)
-        return MMP_EINVAL;
-    d->cap = cap;
-    d->redund_q4 = redund_q4;
-    for (int s = 0; s < MMP_NSCALES; s++) {
-        d->data[s] = malloc((size_t)cap * mmp_scale_area(s) * sizeof(int32_t));
-        d->sorted_sum[s] = malloc((size_t)cap * sizeof(int32_t));
-        d->sorted_id[s] = malloc((size_t)cap * sizeof(int32_t));
-        d->sig[s] = malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t));
-        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s]) {
-            mmp_dict_free(d);
-            return MMP_ENOMEM;
-        }
-    }
-    /* 0, +step, -step, +2 step, -2 step, ...: the zero block has index 0. */
-    int step = initial_step(maxval);
-    int32_t pat[MMP_B * MMP_B];
-    for (int s = 0; s < MMP_NSCALES; s++) {
-        int area = mmp_scale_area(s);
-        for (int k = 0; k < n0; k++) {
-            int32_t v = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
-            for (int i = 0; i < area; i++)
-                pat[i] = v;
-            mmp_dict_insert(d, s, pat);
-        }
-    }
-    return 0;
 }
 
 /* floor(a / 2^s) for |a| < 2^40 and s <= 6: every divisor of the resampling
@@ -93,7 +61,7 @@ static int log2_of(int v)
  * w1 = 0, which gives the sample itself (round < 2^shift). A copy has
  * w0 = 1, shift 0.
  */
-typedef struct taps {
+typedef struct mmp_taps {
     int k, shift;
     int64_t round;
     int i0[MMP_B], i1[MMP_B];
@@ -196,6 +164,57 @@ void mmp_rescale(const int32_t *src, int sh, int sw, int32_t *dst, int dh, int d
     make_taps(sh, dh, &tc);
     resample_rows(src, sh, sw, tmp, dw, &tr);
     resample_cols(tmp, sh, dw, dst, dh, &tc);
+}
+
+/* mmp_rescale of a 2^a x 2^b pattern to 2^da x 2^db with the dictionary's taps. */
+static void rescale_with(const mmp_dict *d, const int32_t *src, int a, int b, int32_t *dst, int da,
+                         int db)
+{
+    if (a == da && b == db) {
+        memcpy(dst, src, sizeof(int32_t) << (a + b));
+        return;
+    }
+    int32_t tmp[MMP_B * MMP_B];
+    resample_rows(src, 1 << a, 1 << b, tmp, 1 << db, &d->taps[b * MMP_NLOG + db]);
+    resample_cols(tmp, 1 << a, 1 << db, dst, 1 << da, &d->taps[a * MMP_NLOG + da]);
+}
+
+int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
+{
+    memset(d, 0, sizeof(*d));
+    int n0 = mmp_dict_initial_count(maxval);
+    if (cap < n0 || maxval < 1 || maxval > 65535)
+        return MMP_EINVAL;
+    d->cap = cap;
+    d->redund_q4 = redund_q4;
+    if (!(d->taps = malloc(sizeof(taps) * MMP_NLOG * MMP_NLOG)))
+        return MMP_ENOMEM;
+    for (int i = 0; i < MMP_NLOG; i++)
+        for (int j = 0; j < MMP_NLOG; j++)
+            make_taps(1 << i, 1 << j, &d->taps[i * MMP_NLOG + j]);
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        d->data[s] = malloc((size_t)cap * mmp_scale_area(s) * sizeof(int32_t));
+        d->sorted_sum[s] = malloc((size_t)cap * sizeof(int32_t));
+        d->sorted_id[s] = malloc((size_t)cap * sizeof(int32_t));
+        d->sig[s] = malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t));
+        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s]) {
+            mmp_dict_free(d);
+            return MMP_ENOMEM;
+        }
+    }
+    /* 0, +step, -step, +2 step, -2 step, ...: the zero block has index 0. */
+    int step = initial_step(maxval);
+    int32_t pat[MMP_B * MMP_B];
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        int area = mmp_scale_area(s);
+        for (int k = 0; k < n0; k++) {
+            int32_t v = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
+            for (int i = 0; i < area; i++)
+                pat[i] = v;
+            mmp_dict_insert(d, s, pat);
+        }
+    }
+    return 0;
 }
 
 static int32_t pattern_sum(const int32_t *p, int area)
@@ -373,8 +392,7 @@ void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s)
     int32_t tmp[MMP_B * MMP_B];
     if (d->n[s] >= d->cap)
         return;
-    int da = s / MMP_NLOG, db = s % MMP_NLOG;
-    mmp_rescale(pat, 1 << a, 1 << b, tmp, 1 << da, 1 << db);
+    rescale_with(d, pat, a, b, tmp, s / MMP_NLOG, s % MMP_NLOG);
     mmp_dict_insert(d, s, tmp);
 }
 

@@ -24,6 +24,9 @@ typedef struct mmp_dict {
      * k * MMP_DICT_SIG), and the largest |sample| of any element of the scale. */
     int32_t *sig[MMP_NSCALES];
     int32_t maxabs[MMP_NSCALES];
+    /* The taps of every 1-D resampling between sides 2^i and 2^j, at
+     * [i * MMP_NLOG + j] (dict.c). */
+    struct mmp_taps *taps;
 } mmp_dict;
 
 #define MMP_DICT_SIG 20

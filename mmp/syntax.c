@@ -231,7 +231,7 @@ void mmp_apply_updates(mmp_codec *c)
     shared(c, largest_first)
 #endif
     for (int k = 0; k < MMP_NSCALES; k++)
-        for (int i = 0, s = largest_first[k]; i < c->nupd; i++)
+        for (int i = 0, s = largest_first[k]; i < c->nupd && c->dict.n[s] < c->dict.cap; i++)
             mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
                                   s);
     c->nupd = 0;
