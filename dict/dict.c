@@ -20,6 +20,8 @@ int mmp_dict_initial_count(int maxval)
     return 2 * k + 1;
 }
 
+static void seen_free(struct mmp_seen *t);
+
 void mmp_dict_free(mmp_dict *d)
 {
     for (int s = 0; s < MMP_NSCALES; s++) {
@@ -29,6 +31,7 @@ void mmp_dict_free(mmp_dict *d)
         free(d->sig[s]);
     }
     free(d->taps);
+    seen_free(d->seen);
     memset(d, 0, sizeof(*d));
 }
 
@@ -400,6 +403,117 @@ void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b)
 {
     for (int s = 0; s < MMP_NSCALES; s++)
         mmp_dict_update_scale(d, pat, a, b, s);
+}
+
+/*
+ * The set of mmp_dict_repeat: the patterns' samples one after another in
+ * `samples`, and an open-addressing table of their entries (0 = empty, else
+ * 1 + the pattern's position), with each one's hash, shape and offset. The
+ * set stops growing at SEEN_MAX_SAMPLES samples or when memory runs out; a
+ * pattern it did not record is simply never called a repeat.
+ */
+#define SEEN_MAX_SAMPLES (1L << 22)
+
+typedef struct seen_entry {
+    uint64_t hash;
+    int32_t off;
+    uint8_t a, b;
+} seen_entry;
+
+struct mmp_seen {
+    uint32_t *slot;       /* nslot (a power of two) entries */
+    long nslot;
+    seen_entry *entry;
+    long n, cap_entries;
+    int32_t *samples;
+    long len, cap_samples;
+};
+
+static void seen_free(struct mmp_seen *t)
+{
+    if (t) {
+        free(t->slot);
+        free(t->entry);
+        free(t->samples);
+        free(t);
+    }
+}
+
+static uint64_t pattern_hash(const int32_t *p, int a, int b)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u ^ (uint64_t)(a * MMP_NLOG + b);
+    for (int i = 0; i < 1 << (a + b); i++)
+        h = (h ^ (uint32_t)p[i]) * 0x100000001B3u;
+    return h ^ (h >> 29);
+}
+
+/* Room for one more entry of `area` samples: 0, or -1 when the set is full
+ * or memory ran out. */
+static int seen_reserve(struct mmp_seen *t, int area)
+{
+    if (t->len + area > SEEN_MAX_SAMPLES)
+        return -1;
+    if (t->len + area > t->cap_samples) {
+        long cap = t->cap_samples ? 2 * t->cap_samples : 1L << 14;
+        while (cap < t->len + area)
+            cap *= 2;
+        int32_t *ns = realloc(t->samples, (size_t)cap * sizeof(int32_t));
+        if (!ns)
+            return -1;
+        t->samples = ns;
+        t->cap_samples = cap;
+    }
+    if (t->n + 1 > t->cap_entries) {
+        long cap = t->cap_entries ? 2 * t->cap_entries : 1L << 10;
+        seen_entry *ne = realloc(t->entry, (size_t)cap * sizeof(seen_entry));
+        if (!ne)
+            return -1;
+        t->entry = ne;
+        t->cap_entries = cap;
+    }
+    if (2 * (t->n + 1) > t->nslot) { /* load at most 1/2: rehash into twice the slots */
+        long nslot = t->nslot ? 2 * t->nslot : 1L << 11;
+        uint32_t *slot = calloc((size_t)nslot, sizeof(uint32_t));
+        if (!slot)
+            return -1;
+        for (long i = 0; i < t->n; i++) {
+            long j = (long)(t->entry[i].hash & (uint64_t)(nslot - 1));
+            while (slot[j])
+                j = (j + 1) & (nslot - 1);
+            slot[j] = (uint32_t)(i + 1);
+        }
+        free(t->slot);
+        t->slot = slot;
+        t->nslot = nslot;
+    }
+    return 0;
+}
+
+int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b)
+{
+    if (!d->seen && !(d->seen = calloc(1, sizeof *d->seen)))
+        return 0;
+    struct mmp_seen *t = d->seen;
+    const int area = 1 << (a + b);
+    const uint64_t h = pattern_hash(pat, a, b);
+    long j = t->nslot ? (long)(h & (uint64_t)(t->nslot - 1)) : 0;
+    for (; t->nslot && t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+        const seen_entry *e = &t->entry[t->slot[j] - 1];
+        if (e->hash == h && e->a == a && e->b == b &&
+            !memcmp(t->samples + e->off, pat, (size_t)area * sizeof(int32_t)))
+            return 1;
+    }
+    if (seen_reserve(t, area))
+        return 0;
+    j = (long)(h & (uint64_t)(t->nslot - 1));
+    while (t->slot[j])
+        j = (j + 1) & (t->nslot - 1);
+    memcpy(t->samples + t->len, pat, (size_t)area * sizeof(int32_t));
+    t->entry[t->n] = (seen_entry){.hash = h, .off = (int32_t)t->len, .a = (uint8_t)a, .b = (uint8_t)b};
+    t->slot[j] = (uint32_t)(t->n + 1);
+    t->n++;
+    t->len += area;
+    return 0;
 }
 
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8)

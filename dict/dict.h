@@ -27,6 +27,8 @@ typedef struct mmp_dict {
     /* The taps of every 1-D resampling between sides 2^i and 2^j, at
      * [i * MMP_NLOG + j] (dict.c). */
     struct mmp_taps *taps;
+    /* Every distinct pattern given to mmp_dict_repeat so far (dict.c). */
+    struct mmp_seen *seen;
 } mmp_dict;
 
 #define MMP_DICT_SIG 20
@@ -60,6 +62,18 @@ void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b);
  * offered to it, in order: scales may be updated independently, on
  * different threads. */
 void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s);
+
+/*
+ * Not normative, a shortcut: 1 when a pattern of the same shape and samples
+ * was given to this function before, else 0 (and the pattern is recorded,
+ * memory permitting). Once a pattern has been offered to every scale, an
+ * exact repeat of it is redundant at every scale that is not full (the
+ * first one's rescaled version, or what made that redundant, is there: the
+ * dictionary never loses an element), so the repeat may be skipped without
+ * changing the dictionary. Callers ask in offering order, and offer each
+ * pattern to a scale before any later repeat of it.
+ */
+int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b);
 
 /* The redundancy threshold this encoder uses for a lambda (in 1/256). */
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8);

@@ -34,7 +34,9 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
     c->upd_off = malloc((size_t)c->upd_cap * sizeof(int));
     c->upd_a = malloc((size_t)c->upd_cap);
     c->upd_b = malloc((size_t)c->upd_cap);
-    if (!c->plane.pix || !c->plane.avail || !c->upd || !c->upd_off || !c->upd_a || !c->upd_b) {
+    c->upd_repeat = malloc((size_t)c->upd_cap);
+    if (!c->plane.pix || !c->plane.avail || !c->upd || !c->upd_off || !c->upd_a || !c->upd_b ||
+        !c->upd_repeat) {
         mmp_codec_free(c);
         return MMP_ENOMEM;
     }
@@ -66,6 +68,7 @@ void mmp_codec_free(mmp_codec *c)
     free(c->upd_off);
     free(c->upd_a);
     free(c->upd_b);
+    free(c->upd_repeat);
     memset(c, 0, sizeof(*c));
 }
 
@@ -224,6 +227,13 @@ void mmp_apply_updates(mmp_codec *c)
     static const int8_t largest_first[MMP_NSCALES] = {24, 19, 23, 14, 18, 22, 9,  13, 17,
                                                       21, 4,  8,  12, 16, 20, 3,  7,  11,
                                                       15, 2,  6,  10, 1,  5,  0};
+    /* An exact repeat of a pattern offered before (in an earlier step, or
+     * earlier in this one, hence at every scale before it) changes no
+     * scale: it is redundant wherever there is room. Decided here, in list
+     * order, so that the scales can then go their own ways. */
+    for (int i = 0; i < c->nupd; i++)
+        c->upd_repeat[i] =
+            (uint8_t)mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i]);
 #ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
@@ -232,8 +242,9 @@ void mmp_apply_updates(mmp_codec *c)
 #endif
     for (int k = 0; k < MMP_NSCALES; k++)
         for (int i = 0, s = largest_first[k]; i < c->nupd && c->dict.n[s] < c->dict.cap; i++)
-            mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
-                                  s);
+            if (!c->upd_repeat[i])
+                mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i],
+                                      c->upd_b[i], s);
     c->nupd = 0;
     c->upd_len = 0;
     for (int s = 0; s < MMP_NSCALES; s++)
