@@ -337,10 +337,11 @@ static int sums_within(const int32_t *x, const int32_t *y, int n, int64_t limit)
  * Redundant when some element e has 16 * ||p - e||^2 <= redund_q4 * area. Only
  * elements whose sum is close enough can qualify, since
  * ||p - e||^2 >= (sum p - sum e)^2 / area; the sorted sums find them, and
- * the signatures rule out most of those.
+ * the signatures rule out most of those. *first: the first position of the
+ * sorted sums that is >= sum p.
  */
 static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
-                     const int32_t *psig, int64_t pmaxabs)
+                     const int32_t *psig, int64_t pmaxabs, int *first)
 {
     int area = mmp_scale_area(s), n = d->n[s];
     int64_t limit = (int64_t)d->redund_q4 * area;
@@ -350,6 +351,7 @@ static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
     const int64_t qlimit = limit << lq, climit = limit << lc;
     const int32_t *ss = d->sorted_sum[s], *ids = d->sorted_id[s], *sigs = d->sig[s];
     int pos = lower_bound(ss, n, psum);
+    *first = pos;
     for (int dir = 1; dir >= -1; dir -= 2) {
         for (int k = dir > 0 ? pos : pos - 1; k >= 0 && k < n; k += dir) {
             int64_t diff = (int64_t)ss[k] - psum;
@@ -375,13 +377,15 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     int32_t psum = pattern_sum(pat, area);
     int32_t psig[MMP_DICT_SIG] = {0};
     const int64_t pmaxabs = area >= SIG_MIN_AREA ? signature(pat, s, psig) : 0;
-    if (redundant(d, s, pat, psum, psig, pmaxabs))
+    int pos;
+    if (redundant(d, s, pat, psum, psig, pmaxabs, &pos))
         return 0;
     memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
     memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof psig);
     if (pmaxabs > d->maxabs[s])
         d->maxabs[s] = pmaxabs > INT32_MAX ? INT32_MAX : (int32_t)pmaxabs;
-    int pos = lower_bound(d->sorted_sum[s], n, psum + 1); /* after equal sums */
+    while (pos < n && d->sorted_sum[s][pos] == psum) /* after equal sums */
+        pos++;
     memmove(d->sorted_sum[s] + pos + 1, d->sorted_sum[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
     memmove(d->sorted_id[s] + pos + 1, d->sorted_id[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
     d->sorted_sum[s][pos] = psum;
@@ -407,8 +411,9 @@ void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b)
 
 /*
  * The set of mmp_dict_repeat: the patterns' samples one after another in
- * `samples`, and an open-addressing table of their entries (0 = empty, else
- * 1 + the pattern's position), with each one's hash, shape and offset. The
+ * `samples`, their entries (hash, shape, offset), and an open-addressing
+ * table of slots, each the entry's number plus 1 with the high half of its
+ * hash as a tag, so that a probe reads an entry only when the tags match. The
  * set stops growing at SEEN_MAX_SAMPLES samples or when memory runs out; a
  * pattern it did not record is simply never called a repeat.
  */
@@ -421,7 +426,7 @@ typedef struct seen_entry {
 } seen_entry;
 
 struct mmp_seen {
-    uint32_t *slot;       /* nslot (a power of two) entries */
+    uint64_t *slot;       /* nslot (a power of two): 0, or hash tag << 32 | 1 + entry */
     long nslot;
     seen_entry *entry;
     long n, cap_entries;
@@ -445,6 +450,11 @@ static uint64_t pattern_hash(const int32_t *p, int a, int b)
     for (int i = 0; i < 1 << (a + b); i++)
         h = (h ^ (uint32_t)p[i]) * 0x100000001B3u;
     return h ^ (h >> 29);
+}
+
+static uint64_t seen_slot(uint64_t hash, long entry)
+{
+    return (hash & 0xFFFFFFFF00000000u) | (uint64_t)(entry + 1);
 }
 
 /* Room for one more entry of `area` samples: 0, or -1 when the set is full
@@ -473,14 +483,14 @@ static int seen_reserve(struct mmp_seen *t, int area)
     }
     if (2 * (t->n + 1) > t->nslot) { /* load at most 1/2: rehash into twice the slots */
         long nslot = t->nslot ? 2 * t->nslot : 1L << 11;
-        uint32_t *slot = calloc((size_t)nslot, sizeof(uint32_t));
+        uint64_t *slot = calloc((size_t)nslot, sizeof(uint64_t));
         if (!slot)
             return -1;
         for (long i = 0; i < t->n; i++) {
             long j = (long)(t->entry[i].hash & (uint64_t)(nslot - 1));
             while (slot[j])
                 j = (j + 1) & (nslot - 1);
-            slot[j] = (uint32_t)(i + 1);
+            slot[j] = seen_slot(t->entry[i].hash, i);
         }
         free(t->slot);
         t->slot = slot;
@@ -498,7 +508,9 @@ int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b)
     const uint64_t h = pattern_hash(pat, a, b);
     long j = t->nslot ? (long)(h & (uint64_t)(t->nslot - 1)) : 0;
     for (; t->nslot && t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
-        const seen_entry *e = &t->entry[t->slot[j] - 1];
+        if ((t->slot[j] ^ h) >> 32)
+            continue;
+        const seen_entry *e = &t->entry[(t->slot[j] & 0xFFFFFFFFu) - 1];
         if (e->hash == h && e->a == a && e->b == b &&
             !memcmp(t->samples + e->off, pat, (size_t)area * sizeof(int32_t)))
             return 1;
@@ -510,7 +522,7 @@ int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b)
         j = (j + 1) & (t->nslot - 1);
     memcpy(t->samples + t->len, pat, (size_t)area * sizeof(int32_t));
     t->entry[t->n] = (seen_entry){.hash = h, .off = (int32_t)t->len, .a = (uint8_t)a, .b = (uint8_t)b};
-    t->slot[j] = (uint32_t)(t->n + 1);
+    t->slot[j] = seen_slot(h, t->n);
     t->n++;
     t->len += area;
     return 0;

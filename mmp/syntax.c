@@ -216,6 +216,10 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk)
     }
 }
 
+/* mmp_apply_updates looks for repeats while the scales with room hold more
+ * samples than this. */
+#define REPEAT_MIN_ROOM 4
+
 void mmp_apply_updates(mmp_codec *c)
 {
     /* Scale by scale, each taking the step's patterns in order: the same
@@ -231,9 +235,15 @@ void mmp_apply_updates(mmp_codec *c)
      * earlier in this one, hence at every scale before it) changes no
      * scale: it is redundant wherever there is room. Decided here, in list
      * order, so that the scales can then go their own ways. */
+    int room = 0; /* samples of the scales that are not full */
+    for (int s = 0; s < MMP_NSCALES; s++)
+        room += c->dict.n[s] < c->dict.cap ? mmp_scale_area(s) : 0;
+    /* Once only the smallest scales have room (it never grows back), an
+     * offer costs less than the look-up. */
+    const int look = room > REPEAT_MIN_ROOM;
     for (int i = 0; i < c->nupd; i++)
-        c->upd_repeat[i] =
-            (uint8_t)mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i]);
+        c->upd_repeat[i] = (uint8_t)(look && mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i],
+                                                             c->upd_a[i], c->upd_b[i]));
 #ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
