@@ -333,6 +333,75 @@ static void test_redundancy_every_scale_matches_brute_force(void **st)
     }
 }
 
+/* mmp_dict_repeat says 1 exactly for a pattern of the same shape and
+ * samples as one given before; shapes of one area with the same samples
+ * (1x4, 2x2, 4x1) are different patterns. */
+static void test_repeat_finds_exact_repeats(void **st)
+{
+    (void)st;
+    enum { NPAT = 4000 };
+    static int32_t pats[NPAT][16];
+    static int pa[NPAT], pb[NPAT];
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, 256, 255, 16), 0);
+    int repeats = 0;
+    for (int k = 0; k < NPAT; k++) {
+        const int area_log = (int)(xorshift32() % 5);
+        pa[k] = (int)(xorshift32() % (uint32_t)(area_log + 1));
+        pb[k] = area_log - pa[k];
+        for (int i = 0; i < 1 << area_log; i++)
+            pats[k][i] = (int32_t)(xorshift32() % 3) - 1;
+        int want = 0;
+        for (int j = 0; j < k && !want; j++)
+            want = pa[j] == pa[k] && pb[j] == pb[k] &&
+                   !memcmp(pats[j], pats[k], sizeof(int32_t) << area_log);
+        assert_int_equal(mmp_dict_repeat(&d, pats[k], pa[k], pb[k]), want);
+        repeats += want;
+    }
+    assert_true(repeats > NPAT / 4 && repeats < NPAT - 500);
+    mmp_dict_free(&d);
+}
+
+/* Skipping the repeats leaves the dictionary as offering them does, at a
+ * capacity that fills some scales and with or without a threshold. */
+static void test_skipping_repeats_same_state(void **st)
+{
+    (void)st;
+    for (uint32_t redund_q4 = 0; redund_q4 <= 24; redund_q4 += 24) {
+        mmp_dict d1, d2;
+        assert_int_equal(mmp_dict_init(&d1, 100, 255, redund_q4), 0);
+        assert_int_equal(mmp_dict_init(&d2, 100, 255, redund_q4), 0);
+        int32_t pool[64][256];
+        int pa[64], pb[64];
+        for (int k = 0; k < 64; k++) {
+            pa[k] = (int)(xorshift32() % 5);
+            pb[k] = (int)(xorshift32() % 5);
+            for (int i = 0; i < 1 << (pa[k] + pb[k]); i++)
+                pool[k][i] = (int32_t)(xorshift32() % 41) - 20;
+        }
+        int skipped = 0;
+        for (int it = 0; it < 600; it++) {
+            const int k = (int)(xorshift32() % 64);
+            mmp_dict_update(&d1, pool[k], pa[k], pb[k]);
+            if (mmp_dict_repeat(&d2, pool[k], pa[k], pb[k]))
+                skipped++;
+            else
+                mmp_dict_update(&d2, pool[k], pa[k], pb[k]);
+        }
+        assert_true(skipped > 300);
+        int full = 0;
+        for (int s = 0; s < MMP_NSCALES; s++) {
+            assert_int_equal(d1.n[s], d2.n[s]);
+            assert_memory_equal(d1.data[s], d2.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
+            assert_memory_equal(d1.sorted_id[s], d2.sorted_id[s], sizeof(int32_t) * d1.n[s]);
+            full += d1.n[s] == 100;
+        }
+        assert_true(full > 0);
+        mmp_dict_free(&d1);
+        mmp_dict_free(&d2);
+    }
+}
+
 static void test_capacity(void **st)
 {
     (void)st;
@@ -428,6 +497,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial),
         cmocka_unit_test(test_redundancy_every_scale_matches_brute_force),
+        cmocka_unit_test(test_repeat_finds_exact_repeats),
+        cmocka_unit_test(test_skipping_repeats_same_state),
         cmocka_unit_test(test_scale_by_scale_updates),
         cmocka_unit_test(test_rescale_constant_and_identity),
         cmocka_unit_test(test_rescale_known_values),
