@@ -403,6 +403,29 @@ void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s)
     mmp_dict_insert(d, s, tmp);
 }
 
+void mmp_dict_update_width(mmp_dict *d, const int32_t *pat, int a, int b, int db)
+{
+    int32_t rows[MMP_B * MMP_B], tmp[MMP_B * MMP_B];
+    const int32_t *r = NULL; /* pat's rows resampled to 2^db, once for all heights */
+    for (int da = 0; da < MMP_NLOG; da++) {
+        const int s = da * MMP_NLOG + db;
+        if (d->n[s] >= d->cap)
+            continue;
+        if (!r && b == db) {
+            r = pat;
+        } else if (!r) {
+            resample_rows(pat, 1 << a, 1 << b, rows, 1 << db, &d->taps[b * MMP_NLOG + db]);
+            r = rows;
+        }
+        if (a == da) {
+            mmp_dict_insert(d, s, r);
+        } else {
+            resample_cols(r, 1 << a, 1 << db, tmp, 1 << da, &d->taps[a * MMP_NLOG + da]);
+            mmp_dict_insert(d, s, tmp);
+        }
+    }
+}
+
 void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b)
 {
     for (int s = 0; s < MMP_NSCALES; s++)

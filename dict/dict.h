@@ -75,6 +75,10 @@ void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s)
  */
 int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b);
 
+/* The same for the scales of width 2^db (heights 1 to 16), which share the
+ * resampling of the rows: what mmp_dict_update_scale does for each. */
+void mmp_dict_update_width(mmp_dict *d, const int32_t *pat, int a, int b, int db);
+
 /* The redundancy threshold this encoder uses for a lambda (in 1/256). */
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8);
 

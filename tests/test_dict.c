@@ -445,8 +445,9 @@ static void test_same_updates_same_state(void **st)
     mmp_dict_free(&d2);
 }
 
-/* Updating scale by scale, scales in any order (as mmp_apply_updates does on
- * several threads), gives the dictionary of pattern-by-pattern updates. */
+/* Updating scale by scale, scales in any order, or width by width (as
+ * mmp_apply_updates does on several threads), gives the dictionary of
+ * pattern-by-pattern updates. */
 static void test_scale_by_scale_updates(void **st)
 {
     (void)st;
@@ -459,24 +460,31 @@ static void test_scale_by_scale_updates(void **st)
         for (int i = 0; i < (1 << (pa[k] + pb[k])); i++)
             pats[k][i] = (int32_t)(xorshift32() % 61) - 30;
     }
-    mmp_dict d1, d2;
+    mmp_dict d1, d2, d3;
     assert_int_equal(mmp_dict_init(&d1, 200, 255, 16), 0);
     assert_int_equal(mmp_dict_init(&d2, 200, 255, 16), 0);
+    assert_int_equal(mmp_dict_init(&d3, 200, 255, 16), 0);
     for (int k = 0; k < NPAT; k++)
         mmp_dict_update(&d1, pats[k], pa[k], pb[k]);
     for (int s = MMP_NSCALES - 1; s >= 0; s--) /* scales backwards */
         for (int k = 0; k < NPAT; k++)
             mmp_dict_update_scale(&d2, pats[k], pa[k], pb[k], s);
+    for (int db = 0; db < MMP_NLOG; db++) /* a width at a time */
+        for (int k = 0; k < NPAT; k++)
+            mmp_dict_update_width(&d3, pats[k], pa[k], pb[k], (db * 2) % MMP_NLOG);
     int full = 0;
     for (int s = 0; s < MMP_NSCALES; s++) {
         assert_int_equal(d1.n[s], d2.n[s]);
         assert_memory_equal(d1.data[s], d2.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
         assert_memory_equal(d1.sorted_id[s], d2.sorted_id[s], sizeof(int32_t) * d1.n[s]);
+        assert_int_equal(d1.n[s], d3.n[s]);
+        assert_memory_equal(d1.data[s], d3.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
         full += d1.n[s] == 200;
     }
     assert_true(full > 0); /* the capacity rule was exercised too */
     mmp_dict_free(&d1);
     mmp_dict_free(&d2);
+    mmp_dict_free(&d3);
 }
 
 static void test_redund_for_lambda(void **st)
