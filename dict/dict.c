@@ -27,6 +27,7 @@ void mmp_dict_free(mmp_dict *d)
     for (int s = 0; s < MMP_NSCALES; s++) {
         free(d->data[s]);
         free(d->sorted_sum[s]);
+        free(d->sum_dir[s]);
         free(d->sorted_id[s]);
         free(d->sig[s]);
     }
@@ -200,7 +201,8 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
         d->sorted_sum[s] = malloc((size_t)cap * sizeof(int32_t));
         d->sorted_id[s] = malloc((size_t)cap * sizeof(int32_t));
         d->sig[s] = malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t));
-        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s]) {
+        d->sum_dir[s] = malloc(((size_t)cap / MMP_DICT_DIR + 1) * sizeof(int32_t));
+        if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s] || !d->sum_dir[s]) {
             mmp_dict_free(d);
             return MMP_ENOMEM;
         }
@@ -241,6 +243,31 @@ static int lower_bound(const int32_t *a, int n, int32_t v)
         len -= half;
     }
     return (int)(base - a) + (len == 1 && base[0] < v);
+}
+
+/* The same through the directory of every MMP_DICT_DIR-th sum: counting
+ * the entries below v, then the sums below v in one run of the sorted sums,
+ * is two short loops without a chain of dependent loads. */
+#define DIR_SCAN_MAX 128
+static int sorted_lower_bound(const mmp_dict *d, int s, int32_t v)
+{
+    const int32_t *ss = d->sorted_sum[s], *dir = d->sum_dir[s];
+    const int n = d->n[s], nd = (n + MMP_DICT_DIR - 1) / MMP_DICT_DIR;
+    int c = 0; /* entries of the directory below v */
+    if (nd <= DIR_SCAN_MAX) {
+        for (int i = 0; i < nd; i++)
+            c += dir[i] < v;
+    } else {
+        c = lower_bound(dir, nd, v);
+    }
+    if (c == 0)
+        return 0;
+    /* ss[(c - 1) * DIR] < v, and ss[c * DIR] >= v where it exists */
+    const int lo = (c - 1) * MMP_DICT_DIR + 1, hi = c * MMP_DICT_DIR < n ? c * MMP_DICT_DIR : n;
+    int k = lo;
+    for (int i = lo; i < hi; i++)
+        k += ss[i] < v;
+    return k;
 }
 
 /* True when 16 * ||p - e||^2 <= limit, stopping once it cannot be. The sum
@@ -350,7 +377,7 @@ static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
     const int use_sig = area >= SIG_MIN_AREA && (pmaxabs + d->maxabs[s]) << lq <= SIG_DIFF_MAX;
     const int64_t qlimit = limit << lq, climit = limit << lc;
     const int32_t *ss = d->sorted_sum[s], *ids = d->sorted_id[s], *sigs = d->sig[s];
-    int pos = lower_bound(ss, n, psum);
+    int pos = sorted_lower_bound(d, s, psum);
     *first = pos;
     for (int dir = 1; dir >= -1; dir -= 2) {
         for (int k = dir > 0 ? pos : pos - 1; k >= 0 && k < n; k += dir) {
@@ -391,6 +418,8 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     d->sorted_sum[s][pos] = psum;
     d->sorted_id[s][pos] = n;
     d->n[s] = n + 1;
+    for (int i = pos / MMP_DICT_DIR; i * MMP_DICT_DIR <= n; i++)
+        d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
     return 1;
 }
 

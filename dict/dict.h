@@ -23,6 +23,7 @@ typedef struct mmp_dict {
      * over its quadrants and over a grid of up to 4 x 4 cells; element k at
      * k * MMP_DICT_SIG), and the largest |sample| of any element of the scale. */
     int32_t *sig[MMP_NSCALES];
+    int32_t *sum_dir[MMP_NSCALES]; /* every MMP_DICT_DIR-th sorted sum, from the first */
     int32_t maxabs[MMP_NSCALES];
     /* The taps of every 1-D resampling between sides 2^i and 2^j, at
      * [i * MMP_NLOG + j] (dict.c). */
@@ -32,6 +33,7 @@ typedef struct mmp_dict {
 } mmp_dict;
 
 #define MMP_DICT_SIG 20
+#define MMP_DICT_DIR 16
 
 static inline int mmp_scale_area(int s) { return 1 << (s / MMP_NLOG + s % MMP_NLOG); }
 static inline const int32_t *mmp_dict_elem(const mmp_dict *d, int s, int k)
