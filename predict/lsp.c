@@ -150,11 +150,26 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
 
     /* ok = inside the plane, outside the block and available. The block's own
      * pixels are excluded whatever their flag says. */
+    const int xl = x0 - WIN_LEFT;
     for (int r = 0; r < rows; r++) {
         const int y = y0 - WIN_TOP + r;
-        for (int c = 0; c < cols; c++) {
-            val[r][c] = 0;
-            ok[r][c] = (uint8_t)mmp_plane_get(p, y, x0 - WIN_LEFT + c, &val[r][c]);
+        /* A row inside the plane that no overlay covers is read straight:
+         * what mmp_plane_get gives, without a test per sample. */
+        const int plain = (unsigned)y < (unsigned)p->height && xl >= 0 && xl + cols <= p->width &&
+                          (!p->ov_pix || (unsigned)(y - p->ov_y) >= MMP_PLANE_OV ||
+                           xl + cols <= p->ov_x || xl >= p->ov_x + MMP_PLANE_OV);
+        if (plain) {
+            const int32_t *pix = p->pix + (size_t)y * p->width + xl;
+            const uint8_t *av = p->avail + (size_t)y * p->width + xl;
+            for (int c = 0; c < cols; c++) {
+                ok[r][c] = av[c] != 0;
+                val[r][c] = ok[r][c] ? pix[c] : 0;
+            }
+        } else {
+            for (int c = 0; c < cols; c++) {
+                val[r][c] = 0;
+                ok[r][c] = (uint8_t)mmp_plane_get(p, y, xl + c, &val[r][c]);
+            }
         }
         if (r >= WIN_TOP)
             memset(&ok[r][WIN_LEFT], 0, (size_t)w);
