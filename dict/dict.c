@@ -6,6 +6,9 @@
 
 #include "common/error.h"
 
+/* Scales of fewer samples have no signature (see signature()). */
+#define SIG_MIN_AREA 16
+
 static int initial_step(int maxval)
 {
     int step = (maxval + 1) / 32;
@@ -200,7 +203,9 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
         d->data[s] = malloc((size_t)cap * mmp_scale_area(s) * sizeof(int32_t));
         d->sorted_sum[s] = malloc((size_t)cap * sizeof(int32_t));
         d->sorted_id[s] = malloc((size_t)cap * sizeof(int32_t));
-        d->sig[s] = malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t));
+        d->sig[s] = mmp_scale_area(s) >= SIG_MIN_AREA
+                        ? malloc((size_t)cap * MMP_DICT_SIG * sizeof(int32_t))
+                        : malloc(sizeof(int32_t));
         d->sum_dir[s] = malloc(((size_t)cap / MMP_DICT_DIR + 1) * sizeof(int32_t));
         if (!d->data[s] || !d->sorted_sum[s] || !d->sorted_id[s] || !d->sig[s] || !d->sum_dir[s]) {
             mmp_dict_free(d);
@@ -315,7 +320,6 @@ static int grid_cell_log2(int s, int g)
  * Scales of fewer than SIG_MIN_AREA samples have no signature: there the
  * test on the samples costs no more. */
 #define SIG_DIFF_MAX ((int64_t)1 << 26)
-#define SIG_MIN_AREA 16
 
 /* p's signature (entries are 0 where a sum would pass SIG_DIFF_MAX: the
  * signature is not used then); returns max |p_i|. */
@@ -385,10 +389,12 @@ static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
             if (16 * diff * diff > sum_limit)
                 break;
             const int id = ids[k];
-            const int32_t *esig = sigs + (long)id * MMP_DICT_SIG;
-            if (use_sig && (!sums_within(psig + SIG_QUADS, esig + SIG_QUADS, 4, qlimit) ||
-                            !sums_within(psig + SIG_CELLS, esig + SIG_CELLS, 16, climit)))
-                continue;
+            if (use_sig) {
+                const int32_t *esig = sigs + (long)id * MMP_DICT_SIG;
+                if (!sums_within(psig + SIG_QUADS, esig + SIG_QUADS, 4, qlimit) ||
+                    !sums_within(psig + SIG_CELLS, esig + SIG_CELLS, 16, climit))
+                    continue;
+            }
             if (within(p, mmp_dict_elem(d, s, id), area, limit))
                 return 1;
         }
@@ -408,7 +414,8 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
     if (redundant(d, s, pat, psum, psig, pmaxabs, &pos))
         return 0;
     memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
-    memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof psig);
+    if (area >= SIG_MIN_AREA)
+        memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof psig);
     if (pmaxabs > d->maxabs[s])
         d->maxabs[s] = pmaxabs > INT32_MAX ? INT32_MAX : (int32_t)pmaxabs;
     while (pos < n && d->sorted_sum[s][pos] == psum) /* after equal sums */
