@@ -35,6 +35,7 @@ void mmp_dict_free(mmp_dict *d)
         free(d->sig[s]);
     }
     free(d->taps);
+    free(d->known1);
     seen_free(d->seen);
     memset(d, 0, sizeof(*d));
 }
@@ -402,16 +403,47 @@ static int redundant(const mmp_dict *d, int s, const int32_t *p, int32_t psum,
     return 0;
 }
 
+/*
+ * At the 1 x 1 scale, which every pattern reaches (it fills last, if ever),
+ * a bit per value |v| < KNOWN1_HALF says that v is known to be redundant
+ * there: it was found redundant, or inserted. Either stays true, as the
+ * scale only gains elements, so a set bit answers the test at once.
+ */
+#define KNOWN1_HALF (1 << 16)
+
+static int known1(const mmp_dict *d, int32_t v)
+{
+    if (!d->known1 || v <= -KNOWN1_HALF || v >= KNOWN1_HALF)
+        return 0;
+    const uint32_t i = (uint32_t)(v + KNOWN1_HALF);
+    return (int)(d->known1[i / 64] >> (i % 64) & 1);
+}
+
+static void set_known1(mmp_dict *d, int32_t v)
+{
+    if (!d->known1 && !(d->known1 = calloc(2 * KNOWN1_HALF / 64, sizeof(uint64_t))))
+        return;
+    if (v <= -KNOWN1_HALF || v >= KNOWN1_HALF)
+        return;
+    const uint32_t i = (uint32_t)(v + KNOWN1_HALF);
+    d->known1[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
 int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
 {
     int n = d->n[s], area = mmp_scale_area(s);
     if (n >= d->cap)
         return 0;
+    if (area == 1 && known1(d, pat[0]))
+        return 0;
     int32_t psum = pattern_sum(pat, area);
     int32_t psig[MMP_DICT_SIG] = {0};
     const int64_t pmaxabs = area >= SIG_MIN_AREA ? signature(pat, s, psig) : 0;
     int pos;
-    if (redundant(d, s, pat, psum, psig, pmaxabs, &pos))
+    const int red = redundant(d, s, pat, psum, psig, pmaxabs, &pos);
+    if (area == 1)
+        set_known1(d, pat[0]);
+    if (red)
         return 0;
     memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
     if (area >= SIG_MIN_AREA)

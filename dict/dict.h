@@ -28,6 +28,8 @@ typedef struct mmp_dict {
     /* The taps of every 1-D resampling between sides 2^i and 2^j, at
      * [i * MMP_NLOG + j] (dict.c). */
     struct mmp_taps *taps;
+    /* Values known to be redundant at the 1 x 1 scale (dict.c). */
+    uint64_t *known1;
     /* Every distinct pattern given to mmp_dict_repeat so far (dict.c). */
     struct mmp_seen *seen;
 } mmp_dict;

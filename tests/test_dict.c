@@ -261,15 +261,17 @@ static int brute_redundant(const mmp_dict *d, int s, const int32_t *p, int64_t l
 /*
  * Every scale, patterns made close to the threshold: an element already
  * there, or a smooth random pattern, plus noise or an offset over one part
- * of about the threshold's size. Once with 8-bit residuals and once with samples beyond 2^20,
+ * of about the threshold's size. With 8-bit residuals (a threshold, and
+ * exact duplicates only), and with samples beyond 2^20,
  * where the index's sums would be too large and it falls back to the
  * samples. Every insert decision must be the brute force's.
  */
 static void test_redundancy_every_scale_matches_brute_force(void **st)
 {
     (void)st;
-    for (int wide = 0; wide <= 1; wide++) {
-        const uint32_t redund_q4 = wide ? 4000 : 40;
+    for (int cfg = 0; cfg < 3; cfg++) {
+        const int wide = cfg == 2;
+        const uint32_t redund_q4 = cfg == 0 ? 40 : cfg == 1 ? 0 : 4000;
         const int32_t amp = wide ? 1 << 21 : 200;
         int inserted = 0, rejected = 0;
         for (int s = 0; s < MMP_NSCALES; s++) {
