@@ -136,11 +136,11 @@ static void resample_rows(const int32_t *src, int sh, int sw, int32_t *dst, int 
     }
 }
 
-/* Each column of src (sh x w) from sh to dh samples, into dst (dh x w): one
- * output row at a time, so that the inner loop runs along a row. */
-static void resample_cols(const int32_t *src, int sh, int w, int32_t *dst, int dh, const taps *t)
+/* Each column of src (w wide) to dh samples, into dst (dh x w), as t
+ * resamples them: one output row at a time, so that the inner loop runs
+ * along a row. */
+static void resample_cols(const int32_t *src, int w, int32_t *dst, int dh, const taps *t)
 {
-    (void)sh;
     for (int j = 0; j < dh; j++) {
         int32_t *out = dst + j * w;
         if (t->k) {
@@ -171,7 +171,7 @@ void mmp_rescale(const int32_t *src, int sh, int sw, int32_t *dst, int dh, int d
     make_taps(sw, dw, &tr);
     make_taps(sh, dh, &tc);
     resample_rows(src, sh, sw, tmp, dw, &tr);
-    resample_cols(tmp, sh, dw, dst, dh, &tc);
+    resample_cols(tmp, dw, dst, dh, &tc);
 }
 
 /* mmp_rescale of a 2^a x 2^b pattern to 2^da x 2^db with the dictionary's taps. */
@@ -184,7 +184,7 @@ static void rescale_with(const mmp_dict *d, const int32_t *src, int a, int b, in
     }
     int32_t tmp[MMP_B * MMP_B];
     resample_rows(src, 1 << a, 1 << b, tmp, 1 << db, &d->taps[b * MMP_NLOG + db]);
-    resample_cols(tmp, 1 << a, 1 << db, dst, 1 << da, &d->taps[a * MMP_NLOG + da]);
+    resample_cols(tmp, 1 << db, dst, 1 << da, &d->taps[a * MMP_NLOG + da]);
 }
 
 int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
@@ -488,7 +488,7 @@ void mmp_dict_update_width(mmp_dict *d, const int32_t *pat, int a, int b, int db
         if (a == da) {
             mmp_dict_insert(d, s, r);
         } else {
-            resample_cols(r, 1 << a, 1 << db, tmp, 1 << da, &d->taps[a * MMP_NLOG + da]);
+            resample_cols(r, 1 << db, tmp, 1 << da, &d->taps[a * MMP_NLOG + da]);
             mmp_dict_insert(d, s, tmp);
         }
     }

@@ -230,12 +230,6 @@ static int width_has_room(const mmp_dict *d, int db)
 
 void mmp_apply_updates(mmp_codec *c)
 {
-    /* Scale by scale, each taking the step's patterns in order: the same
-     * dictionary as pattern by pattern (mmp_dict_update_scale), and the
-     * scales can go to different threads. The five scales of one width go
-     * together (mmp_dict_update_width), as they share the resampling of a
-     * pattern's rows. Work grows with the width, so the widest go first:
-     * handed out last they would leave the other threads idle. */
     /* An exact repeat of a pattern offered before (in an earlier step, or
      * earlier in this one, hence at every scale before it) changes no
      * scale: it is redundant wherever there is room. Decided here, in list
@@ -249,6 +243,12 @@ void mmp_apply_updates(mmp_codec *c)
     for (int i = 0; i < c->nupd; i++)
         c->upd_repeat[i] = (uint8_t)(look && mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i],
                                                              c->upd_a[i], c->upd_b[i]));
+    /* Scale by scale, each taking the step's patterns in order: the same
+     * dictionary as pattern by pattern (mmp_dict_update_scale), and the
+     * scales can go to different threads. The five scales of one width go
+     * together (mmp_dict_update_width), as they share the resampling of a
+     * pattern's rows. Work grows with the width, so the widest go first:
+     * handed out last they would leave the other threads idle. */
 #ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
