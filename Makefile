@@ -176,6 +176,10 @@ $(BUILD)/pic/%.o: $(BUILD)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
+# The PIC objects depend on the headers too (a struct that changes its
+# layout must not leave stale objects in the shared library).
+-include $(PIC_OBJ:.o=.d)
+
 $(SHLIB): $(PIC_OBJ) mmp/libmmp.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libmmp.so.$(SO_MAJOR) -Wl,--version-script=mmp/libmmp.map \
 	    -o $@ $(PIC_OBJ) $(LDFLAGS) $(ENC_LIBS)

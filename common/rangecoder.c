@@ -126,23 +126,36 @@ void mmp_rc_dec_init(mmp_rc_dec *d, const uint8_t *buf, size_t len)
         d->code = (d->code << 8) | get_byte(d);
 }
 
-uint32_t mmp_rc_decode_freq(mmp_rc_dec *d, uint32_t total)
+/* The two halves of decoding a symbol, sharing r = range / total (the
+ * models below divide once per symbol). */
+static inline uint32_t decode_freq_r(const mmp_rc_dec *d, uint32_t total, uint32_t *r)
 {
     /* On garbage, code may exceed the range; the clamp keeps callers in
      * bounds and everything after it stays defined unsigned arithmetic. */
-    uint32_t v = d->code / (d->range / total);
+    *r = d->range / total;
+    uint32_t v = d->code / *r;
     return v < total ? v : total - 1;
 }
 
-void mmp_rc_decode_update(mmp_rc_dec *d, uint32_t cum, uint32_t freq, uint32_t total)
+static inline void decode_update_r(mmp_rc_dec *d, uint32_t r, uint32_t cum, uint32_t freq)
 {
-    uint32_t r = d->range / total;
     d->code -= r * cum;
     d->range = r * freq;
     while (d->range < RC_TOP) {
         d->range <<= 8;
         d->code = (d->code << 8) | get_byte(d);
     }
+}
+
+uint32_t mmp_rc_decode_freq(mmp_rc_dec *d, uint32_t total)
+{
+    uint32_t r;
+    return decode_freq_r(d, total, &r);
+}
+
+void mmp_rc_decode_update(mmp_rc_dec *d, uint32_t cum, uint32_t freq, uint32_t total)
+{
+    decode_update_r(d, d->range / total, cum, freq);
 }
 
 /* ---- small adaptive model ---- */
@@ -186,7 +199,8 @@ void mmp_model_encode(mmp_rc_enc *e, mmp_model *m, int sym)
 
 int mmp_model_decode(mmp_rc_dec *d, mmp_model *m)
 {
-    uint32_t v = mmp_rc_decode_freq(d, m->total);
+    uint32_t r;
+    uint32_t v = decode_freq_r(d, m->total, &r);
     uint32_t cum = 0;
     int s = 0;
     /* Stopping at the last symbol, rather than testing it, is what makes the
@@ -196,7 +210,7 @@ int mmp_model_decode(mmp_rc_dec *d, mmp_model *m)
             break;
         cum += m->freq[s];
     }
-    mmp_rc_decode_update(d, cum, m->freq[s], m->total);
+    decode_update_r(d, r, cum, m->freq[s]);
     model_update(m, s);
     return s;
 }
@@ -322,7 +336,8 @@ void mmp_imodel_encode(mmp_rc_enc *e, mmp_imodel *m, int sym)
 
 int mmp_imodel_decode(mmp_rc_dec *d, mmp_imodel *m)
 {
-    uint32_t v = mmp_rc_decode_freq(d, m->total);
+    uint32_t r;
+    uint32_t v = decode_freq_r(d, m->total, &r);
     /* Binary lifting: the largest pos with prefix(pos) <= v is the symbol;
      * what is subtracted along the way is its cumulative count. */
     uint32_t rest = v;
@@ -339,7 +354,7 @@ int mmp_imodel_decode(mmp_rc_dec *d, mmp_imodel *m)
         pos = m->n - 1;
         rest = v - fen_prefix(m, pos);
     }
-    mmp_rc_decode_update(d, v - rest, m->freq[pos], m->total);
+    decode_update_r(d, r, v - rest, m->freq[pos]);
     imodel_update(m, pos);
     return pos;
 }

@@ -19,7 +19,23 @@ typedef struct mmp_dict {
     /* Search aids, not normative: element sums sorted ascending, with their ids. */
     int32_t *sorted_sum[MMP_NSCALES];
     int32_t *sorted_id[MMP_NSCALES];
+    /* Redundancy test aids, not normative: each element's signature (sums
+     * over its quadrants and over a grid of up to 4 x 4 cells; element k at
+     * k * MMP_DICT_SIG), and the largest |sample| of any element of the scale. */
+    int32_t *sig[MMP_NSCALES];
+    int32_t *sum_dir[MMP_NSCALES]; /* every MMP_DICT_DIR-th sorted sum, from the first */
+    int32_t maxabs[MMP_NSCALES];
+    /* The taps of every 1-D resampling between sides 2^i and 2^j, at
+     * [i * MMP_NLOG + j] (dict.c). */
+    struct mmp_taps *taps;
+    /* Values known to be redundant at the 1 x 1 scale (dict.c). */
+    uint64_t *known1;
+    /* Every distinct pattern given to mmp_dict_repeat so far (dict.c). */
+    struct mmp_seen *seen;
 } mmp_dict;
+
+#define MMP_DICT_SIG 20
+#define MMP_DICT_DIR 16
 
 static inline int mmp_scale_area(int s) { return 1 << (s / MMP_NLOG + s % MMP_NLOG); }
 static inline const int32_t *mmp_dict_elem(const mmp_dict *d, int s, int k)
@@ -50,6 +66,22 @@ void mmp_dict_update(mmp_dict *d, const int32_t *pat, int a, int b);
  * offered to it, in order: scales may be updated independently, on
  * different threads. */
 void mmp_dict_update_scale(mmp_dict *d, const int32_t *pat, int a, int b, int s);
+
+/*
+ * Not normative, a shortcut: 1 when a pattern of the same shape and samples
+ * was given to this function before, else 0 (and the pattern is recorded,
+ * memory permitting). Once a pattern has been offered to every scale, an
+ * exact repeat of it is redundant at every scale that is not full (the
+ * first one's rescaled version, or what made that redundant, is there: the
+ * dictionary never loses an element), so the repeat may be skipped without
+ * changing the dictionary. Callers ask in offering order, and offer each
+ * pattern to a scale before any later repeat of it.
+ */
+int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b);
+
+/* The same for the scales of width 2^db (heights 1 to 16), which share the
+ * resampling of the rows: what mmp_dict_update_scale does for each. */
+void mmp_dict_update_width(mmp_dict *d, const int32_t *pat, int a, int b, int db);
 
 /* The redundancy threshold this encoder uses for a lambda (in 1/256). */
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8);

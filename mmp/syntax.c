@@ -34,7 +34,9 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
     c->upd_off = malloc((size_t)c->upd_cap * sizeof(int));
     c->upd_a = malloc((size_t)c->upd_cap);
     c->upd_b = malloc((size_t)c->upd_cap);
-    if (!c->plane.pix || !c->plane.avail || !c->upd || !c->upd_off || !c->upd_a || !c->upd_b) {
+    c->upd_repeat = malloc((size_t)c->upd_cap);
+    if (!c->plane.pix || !c->plane.avail || !c->upd || !c->upd_off || !c->upd_a || !c->upd_b ||
+        !c->upd_repeat) {
         mmp_codec_free(c);
         return MMP_ENOMEM;
     }
@@ -66,6 +68,7 @@ void mmp_codec_free(mmp_codec *c)
     free(c->upd_off);
     free(c->upd_a);
     free(c->upd_b);
+    free(c->upd_repeat);
     memset(c, 0, sizeof(*c));
 }
 
@@ -213,27 +216,49 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk)
     }
 }
 
+static int width_has_room(const mmp_dict *d, int db)
+{
+    for (int da = 0; da < MMP_NLOG; da++)
+        if (d->n[mmp_scale(da, db)] < d->cap)
+            return 1;
+    return 0;
+}
+
+/* mmp_apply_updates looks for repeats while the scales with room hold more
+ * samples than this. */
+#define REPEAT_MIN_ROOM 4
+
 void mmp_apply_updates(mmp_codec *c)
 {
+    /* An exact repeat of a pattern offered before (in an earlier step, or
+     * earlier in this one, hence at every scale before it) changes no
+     * scale: it is redundant wherever there is room. Decided here, in list
+     * order, so that the scales can then go their own ways. */
+    int room = 0; /* samples of the scales that are not full */
+    for (int s = 0; s < MMP_NSCALES; s++)
+        room += c->dict.n[s] < c->dict.cap ? mmp_scale_area(s) : 0;
+    /* Once only the smallest scales have room (it never grows back), an
+     * offer costs less than the look-up. */
+    const int look = room > REPEAT_MIN_ROOM;
+    for (int i = 0; i < c->nupd; i++)
+        c->upd_repeat[i] = (uint8_t)(look && mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i],
+                                                             c->upd_a[i], c->upd_b[i]));
     /* Scale by scale, each taking the step's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
-     * scales can go to different threads. A scale's work grows with its
-     * area, so the largest go first: the 16 x 16 scale alone is a quarter
-     * of the work, and handed out last it would leave the other threads
-     * idle. */
-    static const int8_t largest_first[MMP_NSCALES] = {24, 19, 23, 14, 18, 22, 9,  13, 17,
-                                                      21, 4,  8,  12, 16, 20, 3,  7,  11,
-                                                      15, 2,  6,  10, 1,  5,  0};
+     * scales can go to different threads. The five scales of one width go
+     * together (mmp_dict_update_width), as they share the resampling of a
+     * pattern's rows. Work grows with the width, so the widest go first:
+     * handed out last they would leave the other threads idle. */
 #ifdef _OPENMP
     const int par = c->threads != 1 && c->nupd > 0;
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) \
-    shared(c, largest_first)
+#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
 #endif
-    for (int k = 0; k < MMP_NSCALES; k++)
-        for (int i = 0, s = largest_first[k]; i < c->nupd; i++)
-            mmp_dict_update_scale(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
-                                  s);
+    for (int db = MMP_LOG2B; db >= 0; db--)
+        for (int i = 0; i < c->nupd && width_has_room(&c->dict, db); i++)
+            if (!c->upd_repeat[i])
+                mmp_dict_update_width(&c->dict, c->upd + c->upd_off[i], c->upd_a[i],
+                                      c->upd_b[i], db);
     c->nupd = 0;
     c->upd_len = 0;
     for (int s = 0; s < MMP_NSCALES; s++)

@@ -57,6 +57,7 @@ typedef struct mmp_codec {
     int32_t *upd;
     int *upd_off;
     uint8_t *upd_a, *upd_b;
+    uint8_t *upd_repeat;      /* 1: a repeat of an earlier pattern (mmp_dict_repeat), skipped */
     int nupd, upd_cap;        /* patterns queued, room for */
     long upd_len, upd_room;   /* samples queued, room for */
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */

@@ -129,6 +129,22 @@ static double dot(const double *a, const double *b, int n)
     return s;
 }
 
+/* The largest maxval for which dot16 is exact: samples fit an int16_t, and
+ * MAX_TRAIN products of two samples sum below 2^31. */
+#define SMALL_MAXVAL 1867
+_Static_assert((long long)SMALL_MAXVAL * SMALL_MAXVAL * MAX_TRAIN < 2147483648LL,
+               "16-bit LSP sums must fit an int32_t");
+
+/* Sum of a[i]*b[i] over n (a multiple of DOT_LANES) samples of at most
+ * SMALL_MAXVAL: exact in 32 bits, so any order of the additions gives it. */
+static int32_t dot16(const int16_t *a, const int16_t *b, int n)
+{
+    int32_t s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
 /* floor(v + 0.5) clipped to [0, maxval], without converting out-of-range
  * doubles to int (undefined behaviour). */
 static int32_t round_clip(double v, int maxval)
@@ -150,19 +166,39 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
 
     /* ok = inside the plane, outside the block and available. The block's own
      * pixels are excluded whatever their flag says. */
+    const int xl = x0 - WIN_LEFT;
     for (int r = 0; r < rows; r++) {
         const int y = y0 - WIN_TOP + r;
-        for (int c = 0; c < cols; c++) {
-            val[r][c] = 0;
-            ok[r][c] = (uint8_t)mmp_plane_get(p, y, x0 - WIN_LEFT + c, &val[r][c]);
+        /* A row inside the plane that no overlay covers is read straight:
+         * what mmp_plane_get gives, without a test per sample. */
+        const int plain = (unsigned)y < (unsigned)p->height && xl >= 0 && xl + cols <= p->width &&
+                          (!p->ov_pix || (unsigned)(y - p->ov_y) >= MMP_PLANE_OV ||
+                           xl + cols <= p->ov_x || xl >= p->ov_x + MMP_PLANE_OV);
+        if (plain) {
+            const int32_t *pix = p->pix + (size_t)y * p->width + xl;
+            const uint8_t *av = p->avail + (size_t)y * p->width + xl;
+            for (int c = 0; c < cols; c++) {
+                ok[r][c] = av[c] != 0;
+                val[r][c] = ok[r][c] ? pix[c] : 0;
+            }
+        } else {
+            for (int c = 0; c < cols; c++) {
+                val[r][c] = 0;
+                ok[r][c] = (uint8_t)mmp_plane_get(p, y, xl + c, &val[r][c]);
+            }
         }
         if (r >= WIN_TOP)
             memset(&ok[r][WIN_LEFT], 0, (size_t)w);
     }
 
     /* Gather the training samples column-wise (W, N, NW, NE, WW, NN, target)
-     * so that each entry of the normal equations is one plain dot product. */
+     * so that each entry of the normal equations is one plain dot product.
+     * Samples up to SMALL_MAXVAL go to 16-bit columns, whose products sum
+     * exactly in 32 bits (a loop that vectorises four times wider); the
+     * sums are the same integers either way. */
+    const int small = p->maxval <= SMALL_MAXVAL;
     double col[K + 1][MAX_TRAIN + DOT_LANES];
+    int16_t col16[K + 1][MAX_TRAIN + DOT_LANES];
     int count = 0;
     for (int r = WIN_TOP - MMP_LSP_MARGIN; r < WIN_TOP + h; r++) {
         const uint8_t *o0 = ok[r], *o1 = ok[r - 1], *o2 = ok[r - 2];
@@ -170,13 +206,23 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
         for (int c = WIN_LEFT - MMP_LSP_MARGIN; c < WIN_LEFT + w + MMP_LSP_MARGIN; c++) {
             if (!(o0[c] & o0[c - 1] & o1[c] & o1[c - 1] & o1[c + 1] & o0[c - 2] & o2[c]))
                 continue;
-            col[0][count] = v0[c - 1];
-            col[1][count] = v1[c];
-            col[2][count] = v1[c - 1];
-            col[3][count] = v1[c + 1];
-            col[4][count] = v0[c - 2];
-            col[5][count] = v2[c];
-            col[K][count] = v0[c];
+            if (small) {
+                col16[0][count] = (int16_t)v0[c - 1];
+                col16[1][count] = (int16_t)v1[c];
+                col16[2][count] = (int16_t)v1[c - 1];
+                col16[3][count] = (int16_t)v1[c + 1];
+                col16[4][count] = (int16_t)v0[c - 2];
+                col16[5][count] = (int16_t)v2[c];
+                col16[K][count] = (int16_t)v0[c];
+            } else {
+                col[0][count] = v0[c - 1];
+                col[1][count] = v1[c];
+                col[2][count] = v1[c - 1];
+                col[3][count] = v1[c + 1];
+                col[4][count] = v0[c - 2];
+                col[5][count] = v2[c];
+                col[K][count] = v0[c];
+            }
             count++;
         }
     }
@@ -186,14 +232,25 @@ int mmp_lsp_predict(const mmp_plane *p, int y0, int x0, int h, int w, int32_t dc
     if (count >= MMP_LSP_MIN_SAMPLES) {
         /* Zero samples pad to a whole number of lanes; they add nothing. */
         const int padded = (count + DOT_LANES - 1) / DOT_LANES * DOT_LANES;
-        for (int k = 0; k <= K; k++)
-            for (int i = count; i < padded; i++)
-                col[k][i] = 0.0;
         double a[K][K], b[K];
-        for (int i = 0; i < K; i++) {
-            for (int j = i; j < K; j++)
-                a[i][j] = dot(col[i], col[j], padded);
-            b[i] = dot(col[i], col[K], padded);
+        if (small) {
+            for (int k = 0; k <= K; k++)
+                for (int i = count; i < padded; i++)
+                    col16[k][i] = 0;
+            for (int i = 0; i < K; i++) {
+                for (int j = i; j < K; j++)
+                    a[i][j] = (double)dot16(col16[i], col16[j], padded);
+                b[i] = (double)dot16(col16[i], col16[K], padded);
+            }
+        } else {
+            for (int k = 0; k <= K; k++)
+                for (int i = count; i < padded; i++)
+                    col[k][i] = 0.0;
+            for (int i = 0; i < K; i++) {
+                for (int j = i; j < K; j++)
+                    a[i][j] = dot(col[i], col[j], padded);
+                b[i] = dot(col[i], col[K], padded);
+            }
         }
         solved = solve(a, b, count, coef);
     }

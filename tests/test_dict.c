@@ -242,6 +242,168 @@ static void test_redundancy_matches_brute_force(void **st)
     mmp_dict_free(&d);
 }
 
+/* 16 * ||p - e||^2 <= limit for some element e of scale s: the format's
+ * rule, element by element. */
+static int brute_redundant(const mmp_dict *d, int s, const int32_t *p, int64_t limit)
+{
+    const int area = mmp_scale_area(s);
+    for (int k = 0; k < d->n[s]; k++) {
+        const int32_t *e = mmp_dict_elem(d, s, k);
+        int64_t ssd = 0;
+        for (int i = 0; i < area; i++)
+            ssd += ((int64_t)p[i] - e[i]) * ((int64_t)p[i] - e[i]);
+        if (16 * ssd <= limit)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Every scale, patterns made close to the threshold: an element already
+ * there, or a smooth random pattern, plus noise or an offset over one part
+ * of about the threshold's size. With 8-bit residuals (a threshold, and
+ * exact duplicates only), and with samples beyond 2^20,
+ * where the index's sums would be too large and it falls back to the
+ * samples. Every insert decision must be the brute force's.
+ */
+static void test_redundancy_every_scale_matches_brute_force(void **st)
+{
+    (void)st;
+    for (int cfg = 0; cfg < 3; cfg++) {
+        const int wide = cfg == 2;
+        const uint32_t redund_q4 = cfg == 0 ? 40 : cfg == 1 ? 0 : 4000;
+        const int32_t amp = wide ? 1 << 21 : 200;
+        int inserted = 0, rejected = 0;
+        for (int s = 0; s < MMP_NSCALES; s++) {
+            const int a = s / MMP_NLOG, b = s % MMP_NLOG, area = 1 << (a + b);
+            const int64_t limit = (int64_t)redund_q4 * area;
+            mmp_dict d;
+            assert_int_equal(mmp_dict_init(&d, 600, 255, redund_q4), 0);
+            for (int it = 0; it < 900 && d.n[s] < d.cap; it++) {
+                int32_t p[256];
+                if (d.n[s] > 63 && xorshift32() % 2) {
+                    memcpy(p, mmp_dict_elem(&d, s, 63 + (int)(xorshift32() % (uint32_t)(d.n[s] - 63))),
+                           sizeof(int32_t) * area);
+                } else {
+                    const int32_t base = (int32_t)(xorshift32() % (2u * amp + 1)) - amp;
+                    const int32_t gy = (int32_t)(xorshift32() % 41) - 20, gx = (int32_t)(xorshift32() % 41) - 20;
+                    for (int y = 0; y < 1 << a; y++)
+                        for (int x = 0; x < 1 << b; x++)
+                            p[(y << b) + x] = base + (wide ? 4096 : 1) * (gy * y + gx * x);
+                }
+                /* Noise over the whole pattern, or a constant offset, of about
+                 * the size that the threshold allows, over the top-left
+                 * quarter, row 0, column 0, the top half or the left half:
+                 * the partial sums behind the index see such an offset in
+                 * full. */
+                const int where = (int)(xorshift32() % 6);
+                const int rows = where == 1 || where == 4 ? (1 << a) / 2 + (a == 0)
+                                 : where == 2           ? 1
+                                                        : 1 << a;
+                const int cols = where == 1 || where == 5 ? (1 << b) / 2 + (b == 0)
+                                 : where == 3           ? 1
+                                                        : 1 << b;
+                int32_t c = 0; /* 16 c^2 rows cols near limit, times 0.5 to 2 */
+                const int64_t goal = limit * (int64_t)(2 + xorshift32() % 15) / 8;
+                while (16 * (int64_t)(c + 1) * (c + 1) * rows * cols <= goal)
+                    c++;
+                if (xorshift32() % 2)
+                    c = -c;
+                const uint32_t span = wide ? 65 : 5;
+                for (int y = 0; y < 1 << a; y++)
+                    for (int x = 0; x < 1 << b; x++) {
+                        if (where == 0)
+                            p[(y << b) + x] += (int32_t)(xorshift32() % span) - (int32_t)(span / 2);
+                        else if (y < rows && x < cols)
+                            p[(y << b) + x] += c;
+                    }
+                const int want = !brute_redundant(&d, s, p, limit);
+                const int n = d.n[s];
+                const int got = mmp_dict_insert(&d, s, p);
+                if (got != want)
+                    fail_msg("scale %d (%dx%d), pattern %d: insert %d, brute force %d", s, 1 << a,
+                             1 << b, it, got, want);
+                assert_int_equal(d.n[s], n + got);
+                inserted += got;
+                rejected += !got;
+            }
+            mmp_dict_free(&d);
+        }
+        /* both outcomes were common */
+        assert_true(inserted > 1000);
+        assert_true(rejected > 1000);
+    }
+}
+
+/* mmp_dict_repeat says 1 exactly for a pattern of the same shape and
+ * samples as one given before; shapes of one area with the same samples
+ * (1x4, 2x2, 4x1) are different patterns. */
+static void test_repeat_finds_exact_repeats(void **st)
+{
+    (void)st;
+    enum { NPAT = 4000 };
+    static int32_t pats[NPAT][16];
+    static int pa[NPAT], pb[NPAT];
+    mmp_dict d;
+    assert_int_equal(mmp_dict_init(&d, 256, 255, 16), 0);
+    int repeats = 0;
+    for (int k = 0; k < NPAT; k++) {
+        const int area_log = (int)(xorshift32() % 5);
+        pa[k] = (int)(xorshift32() % (uint32_t)(area_log + 1));
+        pb[k] = area_log - pa[k];
+        for (int i = 0; i < 1 << area_log; i++)
+            pats[k][i] = (int32_t)(xorshift32() % 3) - 1;
+        int want = 0;
+        for (int j = 0; j < k && !want; j++)
+            want = pa[j] == pa[k] && pb[j] == pb[k] &&
+                   !memcmp(pats[j], pats[k], sizeof(int32_t) << area_log);
+        assert_int_equal(mmp_dict_repeat(&d, pats[k], pa[k], pb[k]), want);
+        repeats += want;
+    }
+    assert_true(repeats > NPAT / 4 && repeats < NPAT - 500);
+    mmp_dict_free(&d);
+}
+
+/* Skipping the repeats leaves the dictionary as offering them does, at a
+ * capacity that fills some scales and with or without a threshold. */
+static void test_skipping_repeats_same_state(void **st)
+{
+    (void)st;
+    for (uint32_t redund_q4 = 0; redund_q4 <= 24; redund_q4 += 24) {
+        mmp_dict d1, d2;
+        assert_int_equal(mmp_dict_init(&d1, 100, 255, redund_q4), 0);
+        assert_int_equal(mmp_dict_init(&d2, 100, 255, redund_q4), 0);
+        int32_t pool[64][256];
+        int pa[64], pb[64];
+        for (int k = 0; k < 64; k++) {
+            pa[k] = (int)(xorshift32() % 5);
+            pb[k] = (int)(xorshift32() % 5);
+            for (int i = 0; i < 1 << (pa[k] + pb[k]); i++)
+                pool[k][i] = (int32_t)(xorshift32() % 41) - 20;
+        }
+        int skipped = 0;
+        for (int it = 0; it < 600; it++) {
+            const int k = (int)(xorshift32() % 64);
+            mmp_dict_update(&d1, pool[k], pa[k], pb[k]);
+            if (mmp_dict_repeat(&d2, pool[k], pa[k], pb[k]))
+                skipped++;
+            else
+                mmp_dict_update(&d2, pool[k], pa[k], pb[k]);
+        }
+        assert_true(skipped > 300);
+        int full = 0;
+        for (int s = 0; s < MMP_NSCALES; s++) {
+            assert_int_equal(d1.n[s], d2.n[s]);
+            assert_memory_equal(d1.data[s], d2.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
+            assert_memory_equal(d1.sorted_id[s], d2.sorted_id[s], sizeof(int32_t) * d1.n[s]);
+            full += d1.n[s] == 100;
+        }
+        assert_true(full > 0);
+        mmp_dict_free(&d1);
+        mmp_dict_free(&d2);
+    }
+}
+
 static void test_capacity(void **st)
 {
     (void)st;
@@ -285,8 +447,9 @@ static void test_same_updates_same_state(void **st)
     mmp_dict_free(&d2);
 }
 
-/* Updating scale by scale, scales in any order (as mmp_apply_updates does on
- * several threads), gives the dictionary of pattern-by-pattern updates. */
+/* Updating scale by scale, scales in any order, or width by width (as
+ * mmp_apply_updates does on several threads), gives the dictionary of
+ * pattern-by-pattern updates. */
 static void test_scale_by_scale_updates(void **st)
 {
     (void)st;
@@ -299,24 +462,31 @@ static void test_scale_by_scale_updates(void **st)
         for (int i = 0; i < (1 << (pa[k] + pb[k])); i++)
             pats[k][i] = (int32_t)(xorshift32() % 61) - 30;
     }
-    mmp_dict d1, d2;
+    mmp_dict d1, d2, d3;
     assert_int_equal(mmp_dict_init(&d1, 200, 255, 16), 0);
     assert_int_equal(mmp_dict_init(&d2, 200, 255, 16), 0);
+    assert_int_equal(mmp_dict_init(&d3, 200, 255, 16), 0);
     for (int k = 0; k < NPAT; k++)
         mmp_dict_update(&d1, pats[k], pa[k], pb[k]);
     for (int s = MMP_NSCALES - 1; s >= 0; s--) /* scales backwards */
         for (int k = 0; k < NPAT; k++)
             mmp_dict_update_scale(&d2, pats[k], pa[k], pb[k], s);
+    for (int db = 0; db < MMP_NLOG; db++) /* a width at a time */
+        for (int k = 0; k < NPAT; k++)
+            mmp_dict_update_width(&d3, pats[k], pa[k], pb[k], (db * 2) % MMP_NLOG);
     int full = 0;
     for (int s = 0; s < MMP_NSCALES; s++) {
         assert_int_equal(d1.n[s], d2.n[s]);
         assert_memory_equal(d1.data[s], d2.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
         assert_memory_equal(d1.sorted_id[s], d2.sorted_id[s], sizeof(int32_t) * d1.n[s]);
+        assert_int_equal(d1.n[s], d3.n[s]);
+        assert_memory_equal(d1.data[s], d3.data[s], sizeof(int32_t) * d1.n[s] * mmp_scale_area(s));
         full += d1.n[s] == 200;
     }
     assert_true(full > 0); /* the capacity rule was exercised too */
     mmp_dict_free(&d1);
     mmp_dict_free(&d2);
+    mmp_dict_free(&d3);
 }
 
 static void test_redund_for_lambda(void **st)
@@ -336,6 +506,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial),
+        cmocka_unit_test(test_redundancy_every_scale_matches_brute_force),
+        cmocka_unit_test(test_repeat_finds_exact_repeats),
+        cmocka_unit_test(test_skipping_repeats_same_state),
         cmocka_unit_test(test_scale_by_scale_updates),
         cmocka_unit_test(test_rescale_constant_and_identity),
         cmocka_unit_test(test_rescale_known_values),

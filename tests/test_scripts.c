@@ -20,7 +20,9 @@
  *    decode extension by the input's kind (.pgm, .ppm, .pam), --enc-args
  *    passed verbatim, --codec-name, extra --stats keys ignored, a decode
  *    that differs from the reconstruction fails; bdrate on a colour CSV
- *    (psnr and --column psnr_y, avif and avif420 in the table).
+ *    (psnr and --column psnr_y, avif and avif420 in the table);
+ *  - decode-bench with fake decoders: both builds' medians and the MD5 of
+ *    the decode, and a failure when the builds decode differently.
  *
  * Everything is written into a private mkdtemp directory, removed at the end.
  * Tests skip when python3 (or $MMP_BIN, for rd-sweep) is missing.
@@ -626,6 +628,55 @@ static void test_rdsweep_kinds(void **state)
     assert_non_null(strstr(cap_err, "not a PGM, PPM, PAM or PNG"));
 }
 
+/* decode-bench with fake decoders (shell scripts that copy the file and
+ * print a --stats line): one row per file with both builds' medians, the
+ * decoders' own 2 ms and the MD5 of what they wrote; a build that decodes
+ * differently fails the run. */
+static void test_decode_bench(void **state)
+{
+    (void)state;
+    need_python();
+    char p[512];
+    snprintf(p, sizeof p, "%s/fa", dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/fb", dir);
+    mkdir(p, 0755);
+    const char *same = "#!/bin/sh\n"
+                       "cp \"$2\" \"$4\" || exit 1\n"
+                       "echo \"bytes=5 seconds=0.002 width=1 height=1\"\n";
+    put("fa/mmp-enc", "#!/bin/sh\nexit 1\n");
+    put("fa/mmp-dec", same);
+    put("fb/mmp-enc", "#!/bin/sh\nexit 1\n");
+    put("fb/mmp-dec", "#!/bin/sh\n"
+                      "cp \"$2\" \"$4\" && echo x >> \"$4\" || exit 1\n"
+                      "echo \"bytes=5 seconds=0.002 width=1 height=1\"\n");
+    snprintf(p, sizeof p, "chmod +x '%s'/fa/* '%s'/fb/*", dir, dir);
+    assert_int_equal(system(p), 0);
+    put("x.mmp", "hello");
+    assert_int_equal(run("\"$PY\" scripts/decode-bench -r 3 --bin '%s/fa' --versus '%s/fa' '%s/x.mmp'",
+                         dir, dir, dir), 0);
+    /* MD5 of "hello" */
+    char *row = strstr(cap_out, "| x.mmp | 5 | ");
+    if (!row)
+        fail_msg("no row for x.mmp in:\n%s", cap_out);
+    char *f[8] = {0};
+    char *end = strchr(row, '\n');
+    if (end)
+        *end = 0;
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(row, "|", &save); t && n < 8; t = strtok_r(NULL, "|", &save))
+        f[n++] = t;
+    assert_int_equal(n, 7);
+    assert_true(atof(f[2]) > 0.0 && atof(f[4]) > 0.0); /* walls */
+    assert_true(fabs(atof(f[3]) - 2.0) < 1e-9 && fabs(atof(f[5]) - 2.0) < 1e-9);
+    assert_non_null(strstr(f[6], "5d41402abc4b2a76b9719d911017c592"));
+    /* another output from the other build: an error */
+    assert_int_equal(run("\"$PY\" scripts/decode-bench -r 1 --bin '%s/fa' --versus '%s/fb' '%s/x.mmp'",
+                         dir, dir, dir), 1);
+    assert_non_null(strstr(cap_err, "decodes differently"));
+}
+
 /* A colour CSV (the columns of scripts/compare in colour): on the RGB PSNR
  * (psnr) avif420 needs half the rate of j2k and avif the same; psnr_y is
  * 1.5 dB above psnr, 3.5 dB for avif. */
@@ -710,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_compare_colour_jpeg),
         cmocka_unit_test(test_rdsweep_kinds),
         cmocka_unit_test(test_bdrate_colour),
+        cmocka_unit_test(test_decode_bench),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
