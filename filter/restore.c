@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/error.h"
 
 const int8_t mmp_rf_tap[MMP_RF_TAPS][2] = {
@@ -48,16 +49,6 @@ static inline int32_t at(const int32_t *rec, int stride, int w, int h, int y, in
     return rec[(long)clampi(y, 0, h - 1) * stride + clampi(x, 0, w - 1)];
 }
 
-static inline int rf_bit_length(uint64_t v)
-{
-    int n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
 /* The four gradients of position (v, u) (any coordinates: every read is
  * clamped into the plane): vertical, horizontal and the two diagonals. */
 static inline void gradients(const int32_t *rec, int stride, int w, int h, int v, int u,
@@ -96,7 +87,7 @@ static inline void gradients(const int32_t *rec, int stride, int w, int h, int v
 static int class_of(int64_t gv, int64_t gh, int64_t gd0, int64_t gd1, int maxval)
 {
     const int64_t a = (gv + gh) * 255 / ((int64_t)maxval * 36);
-    const int bl = rf_bit_length((uint64_t)a);
+    const int bl = mmp_bit_length((uint64_t)a);
     const int act = bl < MMP_RF_ACTS - 1 ? bl : MMP_RF_ACTS - 1;
     const int64_t hv_max = gh > gv ? gh : gv, hv_min = gh > gv ? gv : gh;
     const int64_t d_max = gd0 > gd1 ? gd0 : gd1, d_min = gd0 > gd1 ? gd1 : gd0;
@@ -305,7 +296,7 @@ void mmp_restore_write(mmp_rc_enc *e, const mmp_restore *r)
         mmp_model_encode(e, &m.map, r->map[k]);
     for (int f = 0; f < r->nfilters; f++)
         for (int k = 0; k < MMP_RF_TAPS; k++) {
-            const int v = r->coef[f][k], a = v < 0 ? -v : v, n = rf_bit_length((uint64_t)a);
+            const int v = r->coef[f][k], a = v < 0 ? -v : v, n = mmp_bit_length((uint64_t)a);
             mmp_model_encode(e, &m.len, n);
             if (n) {
                 put_bits(e, v < 0, 1);

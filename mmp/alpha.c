@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "common/bits.h"
 #include "common/error.h"
 
 /* Contexts: activity 0..2 from the neighbours, and whether the previous
@@ -46,16 +47,6 @@ static inline int predict(const uint16_t *a, int w, int y, int x, int maxval, in
     return c >= hi ? lo : c <= lo ? hi : l + t - c;
 }
 
-static inline int bit_length(unsigned v)
-{
-    int n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
 int mmp_alpha_encode(mmp_rc_enc *e, const uint16_t *a, int w, int h, int maxval)
 {
     alpha_models *m = malloc(sizeof *m);
@@ -74,7 +65,7 @@ int mmp_alpha_encode(mmp_rc_enc *e, const uint16_t *a, int w, int h, int maxval)
                 continue;
             mmp_model_encode(e, &m->sign[act], r < 0);
             const unsigned mag = (unsigned)iabs(r);
-            const int k = bit_length(mag) - 1;
+            const int k = mmp_bit_length(mag) - 1;
             mmp_model_encode(e, &m->len[act], k);
             for (int b = k - 1; b >= 0; b--)
                 mmp_rc_encode(e, (mag >> b) & 1, 1, 2);

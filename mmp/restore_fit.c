@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/error.h"
 
 #define N MMP_RF_TAPS
@@ -126,20 +127,10 @@ static double error_of(const stats *s, const int *q)
     return d;
 }
 
-static int bit_length(unsigned v)
-{
-    int n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
 /* Estimated bits of a coefficient: its length symbol, then sign and lower bits. */
 static double coef_bits(int q)
 {
-    return 2.5 + bit_length((unsigned)abs(q));
+    return 2.5 + mmp_bit_length((unsigned)abs(q));
 }
 
 /* The integer filter of s: the rounded least-squares one, then each
