@@ -4,9 +4,10 @@
  * J = (D << 16) + lambda_q8 * R_q8, with the engine computing the best
  * dictionary element of every residual sub-block: exhaustively at speed 0,
  * pruned at higher speeds (mmp_search_speed). Every pruning decision is a
- * function of the block's samples and the step's tables alone, made here
- * and never in an engine, so every engine writes the same bytes at every
- * speed; the bitstream is the same format whatever the speed.
+ * function of the original, the reconstruction around the leaf and the
+ * step's tables alone, made here and never in an engine, so every engine
+ * writes the same bytes at every speed; the bitstream is the same format
+ * whatever the speed.
  */
 #ifndef MMP_MMP_SEARCH_H
 #define MMP_MMP_SEARCH_H
