@@ -51,6 +51,8 @@ typedef struct encoder {
     size_t errlen;
 } encoder;
 
+_Static_assert(MMP_MAX_SPEED == MMP_SEARCH_MAX_SPEED, "mmp.h and mmp/search.h disagree");
+
 static int check_input(const mmp_settings *st, const mmp_image *img, char *errbuf, size_t errlen)
 {
     if (!img || !img->pix || img->width < 1 || img->height < 1 || img->maxval < 1 ||
@@ -67,6 +69,9 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
     if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
         return mmp_error(errbuf, errlen, MMP_EINVAL,
                          "redundancy threshold must be between 0 and 65535");
+    if (st->speed < 0 || st->speed > MMP_MAX_SPEED)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "speed must be between 0 and %d",
+                         MMP_MAX_SPEED);
     if (!mmp_order_name(st->order))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown coding order %d", st->order);
     if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
@@ -341,7 +346,8 @@ static int encode_plane(encoder *e, int p)
 {
     int err = set_up_plane(e, p);
     if (!err && (err = mmp_search_create(&e->search, &e->c, e->orig, e->eng, e->es,
-                                         plane_lambda_q8(e, p), &e->log, e->st->verbose)))
+                                         plane_lambda_q8(e, p), e->st->speed, &e->log,
+                                         e->st->verbose)))
         mmp_error(e->errbuf, e->errlen, err, "out of memory");
     for (int t = 0; t < e->order.nsteps && !err; t++) {
         err = encode_step(e, t);

@@ -112,6 +112,11 @@ typedef struct mmp_settings {
                              * this; < 0 (default) derives it from lambda */
     int order;              /* MMP_ORDER_RASTER (default) or MMP_ORDER_WAVEFRONT: its blocks
                              * are searched at once, at a cost of 0.6 % in rate */
+    int speed;              /* search effort, 0..MMP_MAX_SPEED: 0 (default) searches
+                             * exhaustively; each higher preset prunes more of the
+                             * encoder's search (README, "Speed presets"). The format and
+                             * the decoder are the same at every speed, and every engine
+                             * writes the same bytes at a given speed */
     int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R
                              * or MMP_TRANSFORM_YCBCR */
     int chroma;             /* colour images: MMP_CHROMA_444 (default) or MMP_CHROMA_420 */
@@ -137,6 +142,8 @@ typedef struct mmp_settings {
 } mmp_settings;
 
 #define MMP_DEFAULT_DICT_CAP 1024
+/* The fastest speed preset (mmp_settings.speed). */
+#define MMP_MAX_SPEED 4
 
 void mmp_default_settings(mmp_settings *s);
 

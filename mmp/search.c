@@ -17,6 +17,12 @@
  * The engine's matches of each leaf come through the memo
  * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
  *
+ * Speed presets above 0 (mmp_search_speed) prune by rules that depend only on
+ * the block's samples, its neighbours' reconstruction and the step's rates,
+ * never on the schedule or the engine: the modes of a leaf are ranked by an
+ * estimate and only the best few go to the engine, and the narrowest
+ * prediction leaves may be left out. Preset 0 is the exhaustive search.
+ *
  * The blocks of one step of the coding order (mmp/order.h) are searched at
  * once, by workers that each take the step's next block with a memo of
  * their own: they share the step's frozen dictionary and rates, and none
@@ -24,6 +30,7 @@
  */
 #include "mmp/search.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +74,8 @@ struct mmp_search {
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
     int64_t lambda;
+    mmp_search_speed speed;
+    int64_t sqrt_lambda_q8; /* sqrt(lambda) in 1/256: the weight of bits against SATD */
     mmp_sched sched; /* the engine, and how the options run */
     mmp_memo **memo; /* one per worker of a step */
     int nworkers;
@@ -121,8 +130,18 @@ static void view_store(view *v, int y0, int x0, int h, int w, const int32_t *rec
 
 /* ------------------------------------------------------------ setup */
 
+void mmp_search_speed_preset(int speed, mmp_search_speed *out)
+{
+    /* Measured on crops and whole images: docs/results/speed-2026-11-24.md. */
+    static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
+        {.modes = MMP_NUM_MODES}, {.modes = 5}, {.modes = 2}, {.modes = 2, .no_narrow = 1},
+        {.modes = 1, .no_narrow = 1},
+    };
+    *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];
+}
+
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
-                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8,
+                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8, int speed,
                       const mmp_logger *log, int verbose)
 {
     mmp_search *s = calloc(1, sizeof(*s));
@@ -131,6 +150,8 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->c = c;
     s->orig = orig;
     s->lambda = lambda_q8;
+    mmp_search_speed_preset(speed, &s->speed);
+    s->sqrt_lambda_q8 = llround(sqrt((double)lambda_q8 / 256.0) * 256.0);
     s->log = *log;
     s->verbose = verbose;
     mmp_sched_init(&s->sched, eng, eng_state);
@@ -284,6 +305,64 @@ static void residual_emit(const mmp_search *s, const mmp_match *mt, const dp_tab
     }
 }
 
+/* Sum of the absolute 4 x 4 Hadamard coefficients of d (h x w, both
+ * multiples of 4), each 4 x 4 sum halved with rounding. */
+static int64_t satd(const int32_t *d, int h, int w)
+{
+    int64_t total = 0;
+    for (int y0 = 0; y0 < h; y0 += 4)
+        for (int x0 = 0; x0 < w; x0 += 4) {
+            int64_t t[16], sum = 0;
+            for (int y = 0; y < 4; y++) {
+                const int32_t *r = d + (y0 + y) * w + x0;
+                const int64_t s0 = (int64_t)r[0] + r[1], s1 = (int64_t)r[2] + r[3];
+                const int64_t d0 = (int64_t)r[0] - r[1], d1 = (int64_t)r[2] - r[3];
+                t[y * 4 + 0] = s0 + s1;
+                t[y * 4 + 1] = s0 - s1;
+                t[y * 4 + 2] = d0 + d1;
+                t[y * 4 + 3] = d0 - d1;
+            }
+            for (int x = 0; x < 4; x++) {
+                const int64_t s0 = t[x] + t[4 + x], s1 = t[8 + x] + t[12 + x];
+                const int64_t d0 = t[x] - t[4 + x], d1 = t[8 + x] - t[12 + x];
+                sum += llabs(s0 + s1) + llabs(s0 - s1) + llabs(d0 + d1) + llabs(d0 - d1);
+            }
+            total += (sum + 1) >> 1;
+        }
+    return total;
+}
+
+/*
+ * The modes of a leaf worth giving to the engine (bit m: mode m): all of
+ * them, or the speed's number of the best by SATD of the residual over the
+ * real pixels (real NULL: all) plus sqrt(lambda) times the mode's bits, as
+ * video encoders rank intra modes; ties go to the lower mode.
+ */
+static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32_t *pred,
+                           const uint8_t *real, int h, int w, int ps)
+{
+    const int keep = s->speed.modes, area = h * w; /* keep: 1 .. MMP_NUM_MODES */
+    if (keep >= MMP_NUM_MODES)
+        return (1u << MMP_NUM_MODES) - 1;
+    int64_t cost[MMP_NUM_MODES];
+    int32_t d[MMP_B * MMP_B];
+    for (int m = 0; m < MMP_NUM_MODES; m++) {
+        const int32_t *pm = pred + (long)m * area;
+        for (int i = 0; i < area; i++)
+            d[i] = real && !real[i] ? 0 : orig[i] - pm[i];
+        cost[m] = (satd(d, h, w) << 16) + s->sqrt_lambda_q8 * s->mode_cost[ps][m];
+    }
+    unsigned mask = 0;
+    for (int k = 0; k < keep; k++) {
+        int best = -1;
+        for (int m = 0; m < MMP_NUM_MODES; m++)
+            if (!(mask >> m & 1) && (best < 0 || cost[m] < cost[best]))
+                best = m;
+        mask |= 1u << best;
+    }
+    return mask;
+}
+
 static void set_error(mmp_search *s, int err)
 {
     int none = 0;
@@ -320,19 +399,22 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     const int count = mmp_match_count(a, b), area = h * w;
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
-    const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, orig, pred, real,
+    const unsigned modes = pick_modes(s, orig, pred, real, h, w, ps);
+    const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, modes, orig, pred, real,
                                      &x->memo, x->matches, &hits);
     if (err) {
         set_error(s, err);
         mmp_pool_put(&s->pool, x);
         return INT64_MAX / 4;
     }
-    atomic_fetch_add_explicit(&s->evals, MMP_NUM_MODES, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->evals, (uint64_t)s->speed.modes, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
     int best_mode = 0;
     for (int m = 0; m < MMP_NUM_MODES; m++) {
+        if (!(modes >> m & 1))
+            continue;
         int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) +
                      s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m]);
         if (jv < best) {
@@ -446,7 +528,11 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
                            int *nt)
 {
     const int h = 1 << a, w = 1 << b;
-    const int can[3] = {0, a > MMP_LOG2_PMIN, b > MMP_LOG2_PMIN};
+    /* With no_narrow, no split makes a half more than twice as long as wide
+     * or high. */
+    const int nn = s->speed.no_narrow;
+    const int can[3] = {0, a > MMP_LOG2_PMIN && (!nn || a > b - 1),
+                        b > MMP_LOG2_PMIN && (!nn || b > a - 1)};
     if (!can[MMP_FLAG_SPLIT_H] && !can[MMP_FLAG_SPLIT_V])
         return search_leaf(s, v, y0, x0, a, b, tok, nt);
     node n = {.s = s, .v = v, .y0 = y0, .x0 = x0, .a = a, .b = b, .tok = tok, .nt = nt};

@@ -1,8 +1,13 @@
 /*
  * The encoder's rate-distortion search of one B x B block: the prediction
- * tree, the modes and the residual trees, exhaustively under
+ * tree, the modes and the residual trees under
  * J = (D << 16) + lambda_q8 * R_q8, with the engine computing the best
- * dictionary element of every residual sub-block.
+ * dictionary element of every residual sub-block: exhaustively at speed 0,
+ * pruned at higher speeds (mmp_search_speed). Every pruning decision is a
+ * function of the original, the reconstruction around the leaf and the
+ * step's tables alone, made here and never in an engine, so every engine
+ * writes the same bytes at every speed; the bitstream is the same format
+ * whatever the speed.
  */
 #ifndef MMP_MMP_SEARCH_H
 #define MMP_MMP_SEARCH_H
@@ -18,13 +23,29 @@
 
 typedef struct mmp_search mmp_search;
 
+/* The fastest preset: speeds run from 0 (exhaustive) to this. */
+#define MMP_SEARCH_MAX_SPEED 4
+
+/* What a speed preset prunes. */
+typedef struct mmp_search_speed {
+    int modes;      /* prediction modes of a leaf given to the engine: the best by an
+                     * estimate (SATD of the residual plus sqrt(lambda) times the mode's
+                     * bits); MMP_NUM_MODES: every mode, exhaustively */
+    int no_narrow;  /* 1: no prediction leaf more than twice as long as it is wide or
+                     * high (no 16x4 or 4x16), that is no split into one */
+} mmp_search_speed;
+
+/* The pruning of preset `speed`, 0 .. MMP_SEARCH_MAX_SPEED. */
+void mmp_search_speed_preset(int speed, mmp_search_speed *out);
+
 /*
  * orig: the padded original (plane-sized, row-major). The search reads and
- * writes c->plane (trial reconstructions) and reads the rest of `c`. With
- * verbose set, the memo's figures go to log (MMP_LOG_INFO) at the end.
+ * writes c->plane (trial reconstructions) and reads the rest of `c`. speed:
+ * the preset, 0 .. MMP_SEARCH_MAX_SPEED. With verbose set, the memo's
+ * figures go to log (MMP_LOG_INFO) at the end.
  */
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
-                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8,
+                      const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8, int speed,
                       const mmp_logger *log, int verbose);
 void mmp_search_destroy(mmp_search *s);
 

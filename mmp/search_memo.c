@@ -140,8 +140,9 @@ static void wait_change(mmp_memo *m, const mmp_memo_engine *e, int nd)
 }
 
 int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
-                     const int32_t *orig, const int32_t *pred, const uint8_t *real,
-                     mmp_memo_scratch *x, mmp_match *matches, uint64_t *hits)
+                     unsigned modes, const int32_t *orig, const int32_t *pred,
+                     const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
+                     uint64_t *hits)
 {
     const int count = mmp_match_count(a, b), area = 1 << (a + b);
     const int nd = m->leaf_base[mmp_pscale(a, b)] + ((y0 % MMP_B) >> a) * (MMP_B >> b) +
@@ -154,6 +155,8 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
     pthread_mutex_t *lock = &m->lock[nd];
     pthread_mutex_lock(lock);
     for (int md = 0; md < MMP_NUM_MODES; md++) {
+        if (!(modes >> md & 1))
+            continue;
         const int32_t *pm = pred + (long)md * area;
         const uint32_t hv = hash_block(pm, area);
         entry *found = find(m, nd, md, hv, pm, area);

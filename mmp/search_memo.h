@@ -40,17 +40,20 @@ typedef struct mmp_memo_scratch {
 } mmp_memo_scratch;
 
 /*
- * The matches of every mode of the prediction leaf (y0, x0, 2^a x 2^b) of the
- * current block: pred holds the MMP_NUM_MODES predictions one after another,
- * orig the leaf's original samples, real its mask of real pixels (or NULL).
- * matches receives MMP_NUM_MODES * mmp_match_count(a, b) results. Modes found
+ * The matches of the modes in `modes` (bit m: mode m) of the prediction leaf
+ * (y0, x0, 2^a x 2^b) of the current block: pred holds the MMP_NUM_MODES
+ * predictions one after another, orig the leaf's original samples, real its
+ * mask of real pixels (or NULL). matches receives mmp_match_count(a, b)
+ * results for each mode asked for, at mode * mmp_match_count(a, b); the
+ * others' places are left as they are. Modes found
  * in the memo are copied; the others go to the engine in one call and are
  * kept; modes that another thread is computing are waited for (helping the
  * engine meanwhile when it can be helped). *hits counts the modes that came
  * from the memo. Returns 0 or the engine's error.
  */
 int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
-                     const int32_t *orig, const int32_t *pred, const uint8_t *real,
-                     mmp_memo_scratch *x, mmp_match *matches, uint64_t *hits);
+                     unsigned modes, const int32_t *orig, const int32_t *pred,
+                     const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
+                     uint64_t *hits);
 
 #endif

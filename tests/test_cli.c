@@ -83,6 +83,9 @@ static void test_enc_bad_options(void **state)
     expect_fail(2, "mmp-enc", "dictionary", NULL, "$ENC -d 10 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "dictionary", NULL, "$ENC -d 99999 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "thread", NULL, "$ENC -t -1 in.pgm OUT.mmp");
+    expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed 5 in.pgm OUT.mmp");
+    expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed -1 in.pgm OUT.mmp");
+    expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed fast in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "nosuch", NULL, "$ENC -e nosuch in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "--bogus", NULL, "$ENC --bogus in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "-x", NULL, "$ENC -x in.pgm OUT.mmp");
@@ -278,6 +281,14 @@ static void test_good_paths(void **state)
     assert_int_equal(st, 0);
     assert_same_files("y.pgm", "x_dec.pgm");
     assert_same_files("y.pgm", "R.pgm");
+
+    /* --speed 0 is the default; the fastest speed's file decodes to its
+     * reconstruction. */
+    expect_ok("$ENC -q -l 10 -e seq --speed 0 in.pgm S0.mmp");
+    assert_same_files("S0.mmp", "OUT.mmp");
+    expect_ok("$ENC -q -l 10 -e seq --speed 4 --recon S4r.pgm in.pgm S4.mmp");
+    expect_ok("$DEC S4.mmp -o S4.pgm");
+    assert_same_files("S4.pgm", "S4r.pgm");
 
     /* No OUT.mmp.tmp* or OUT.pgm.tmp* left behind. */
     assert_no_temp();
