@@ -231,8 +231,11 @@ static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
  * derived from lambda, else (b - 128) / 4; order (byte 6): b / 4 % 2 = 0
  * wavefront, 1 raster; colour (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr
  * above maxval 32767: the encoder refuses YCoCg-R there), b / 64 % 2 = 0
- * 4:2:0, 1 4:4:4; restoration filter (byte 6): b / 128 = 0 on, 1 off; alpha
- * (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one thread. */
+ * 4:2:0, 1 4:4:4; restoration filter (byte 6): b / 128 = 0 on, 1 off; speed
+ * (byte 6): b % 4 = 0 speed 4, 1 speed 2, 2 speed 1, 3 speed 0 (the
+ * exhaustive search, a quarter of the inputs: the presets prune the same
+ * code, and the fast ones let the round trips run several times as often);
+ * alpha (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one thread. */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -256,6 +259,8 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->chroma = byte_at(d, n, 6) / 64 % 2 ? MMP_CHROMA_444 : MMP_CHROMA_420;
     s->alpha = rb % 2 ? MMP_ALPHA_MMP : MMP_ALPHA_EXACT;
     s->restoration = byte_at(d, n, 6) / 128 ? 0 : 1;
+    static const int speeds[4] = {4, 2, 1, 0};
+    s->speed = speeds[byte_at(d, n, 6) % 4];
 }
 
 /* Settings that the image allows: YCoCg-R only up to maxval 32767. */

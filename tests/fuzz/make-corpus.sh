@@ -166,12 +166,14 @@ enc -l 30 -d 64 --chroma 420 $T/f64b.ppm $F/face-64x48-420-l30-d64-filters.mmp
 R=$C/roundtrip_fast
 printf '\017\017\000\003\000\000\000\000\000\000' > $T/h1; head -c 256 $T/c16.pgm | tail -c 200 | cat $T/h1 - > $R/raw-16x16-8bit-l10-wavefront
 printf '\057\024\000\004\003\000\004\000\000\000' > $T/h2; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h2 - > $R/raw-48x21-8bit-l30-raster
+printf '\057\024\000\004\003\000\007\000\000\000' > $T/h4; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h4 - > $R/raw-48x21-8bit-l30-raster-speed0
 printf '\057\024\000\004\003\000\204\000\000\000' > $T/h3; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h3 - > $R/raw-48x21-8bit-l30-raster-nofilter
 printf '\057\024\000\002\001\000\001\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-48x21-l4-wavefront
 printf '\037\037\001\001\001\000\005\003\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x32-16bit-l1-raster
 printf '\011\022\002\005\002\240\006\000\000\000\003\144\005\310\017\000' > $R/runs-10x19-l100-raster
 printf '\020\003\003\007\003\000\003\000\377\003\125\252\063\314' > $R/binary-17x4-l1000
-# Restoration filter off: byte 6 / 128 = 1.
+# Restoration filter off: byte 6 / 128 = 1. Speed (byte 6 % 4): 0 speed 4,
+# 1 speed 2, 2 speed 1, 3 speed 0.
 # Colour (byte 6 / 8 % 4 + 1 channels; / 32 % 2 YCoCg-R; / 64 % 2 4:4:4;
 # byte 5 % 2 alpha as an MMP plane).
 printf '\037\027\000\003\000\000\021\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x24-rgb-ycbcr420-l10
