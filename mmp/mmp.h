@@ -111,7 +111,7 @@ typedef struct mmp_settings {
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
     int order;              /* MMP_ORDER_RASTER (default) or MMP_ORDER_WAVEFRONT: its blocks
-                             * are searched at once, at a cost of 0.6 % in rate */
+                             * are searched at once, at a cost of about 0.5 % in rate */
     int speed;              /* search effort, 0..MMP_MAX_SPEED: 0 (default) searches
                              * exhaustively; each higher preset prunes more of the
                              * encoder's search (README, "Speed presets"). The format and

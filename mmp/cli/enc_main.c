@@ -58,7 +58,7 @@ static int usage(FILE *f)
             "      --order ORDER    coding order of the blocks: raster (one block after\n"
             "                       another, the published MMP) or wavefront (diagonal steps\n"
             "                       of blocks searched at once: faster on many threads and\n"
-            "                       GPUs, about 0.6 %% larger) (default raster)\n"
+            "                       GPUs, about 0.5 %% larger) (default raster)\n"
             "      --speed N        search effort, 0 to %d (default 0: the exhaustive search).\n"
             "                       Higher is faster for larger files at the same quality:\n"
             "                       1 searches the 5 most promising of the 10 prediction\n"
