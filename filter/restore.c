@@ -163,8 +163,10 @@ static inline int64_t floor_shift(int64_t v)
     return v >= 0 ? v >> MMP_RF_SHIFT : -((-v + (1 << MMP_RF_SHIFT) - 1) >> MMP_RF_SHIFT);
 }
 
-int32_t mmp_restore_sample(const int32_t *rec, int stride, int w, int h, int maxval, int y,
-                           int x, const int16_t *c)
+/* The filter of one sample (y, x) with coefficients c, every read clamped:
+ * the formula of docs/format.md 7.5, for samples near the edges. */
+static int32_t filter_sample(const int32_t *rec, int stride, int w, int h, int maxval, int y,
+                             int x, const int16_t *c)
 {
     const int32_t v = at(rec, stride, w, h, y, x);
     int64_t s = 0;
@@ -237,7 +239,7 @@ int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int 
                 out[(long)y * w + x] =
                     (uint16_t)(in_y && x >= 3 && x + 3 < w
                                    ? sample_inside(rec + (long)y * stride + x, off, maxval, c)
-                                   : mmp_restore_sample(rec, stride, w, h, maxval, y, x, c));
+                                   : filter_sample(rec, stride, w, h, maxval, y, x, c));
         }
     }
     free(cls);

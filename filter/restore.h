@@ -63,13 +63,10 @@ int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxva
 int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
                       int maxval, uint16_t *out);
 
-/* The filter of one sample (y, x) with coefficients c: the normative formula. */
-int32_t mmp_restore_sample(const int32_t *rec, int stride, int w, int h, int maxval, int y,
-                           int x, const int16_t *c);
-
 /* The syntax after a plane's blocks: write r, or read it into r (made by
- * mmp_restore_init for the plane's size). Reading returns 0 or
- * MMP_EBITSTREAM for values the format does not allow. */
+ * mmp_restore_init for the plane's size). Every value the syntax can code
+ * is allowed, so reading returns 0; a payload that ends too soon shows in
+ * d->overrun, which the caller checks. */
 void mmp_restore_write(mmp_rc_enc *e, const mmp_restore *r);
 int mmp_restore_read(mmp_rc_dec *d, mmp_restore *r);
 
