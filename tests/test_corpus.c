@@ -295,6 +295,12 @@ static int setup(void **state)
         add_base_order("camera-48x32-l2-raster", &img, 2, 0, -1, MMP_ORDER_RASTER);
         mmp_image_free(&img);
     }
+    /* Large enough that its plane keeps a restoration filter (two filters,
+     * two regions: docs/format.md 7.5), so mutations reach that syntax. */
+    if (load_crop("camera", 160, 160, 128, 64, &img) == 0) {
+        add_base_order("camera-128x64-l100-filter", &img, 100, 0, -1, MMP_ORDER_RASTER);
+        mmp_image_free(&img);
+    }
     /* Synthetic 16-bit: a ramp with noise; and a 1-bit checker at lambda 0. */
     if (mmp_image_alloc(&img, 12, 9, 65535))
         return -1;
