@@ -322,7 +322,7 @@ static void test_probe_fields(void **state)
         mmp_file_info fi;
         memset(&fi, 0xa5, sizeof fi);
         assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
-        assert_int_equal(fi.version, 4);
+        assert_int_equal(fi.version, 5);
         assert_int_equal(fi.planes, 1);
         assert_int_equal(fi.log2_block, 4);
         assert_int_equal(fi.log2_pmin, 2);
