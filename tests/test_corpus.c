@@ -333,6 +333,18 @@ static int setup(void **state)
     add_base_colour("greyalpha-42x13-mmp-l100", &img, 100, 64, -1, MMP_ORDER_WAVEFRONT,
                     MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_ALPHA_MMP);
     mmp_image_free(&img);
+    /* Chroma that is a line of the luma over texture, so that both chroma
+     * planes choose CfL (docs/format.md 6, mode 10) in most leaves. */
+    if (mmp_image_alloc_channels(&img, 48, 32, 3, 255))
+        return -1;
+    for (int i = 0; i < 48 * 32; i++) {
+        const int t = (int)((i * 37 + (i / 48) * 11) % 160) + (int)rng_below(8);
+        img.pix[i * 3 + 0] = img.pix[i * 3 + 1] = (uint16_t)(40 + t);
+        img.pix[i * 3 + 2] = (uint16_t)(200 - t);
+    }
+    add_base_colour("rgb-48x32-cfl-l30", &img, 30, 64, -1, MMP_ORDER_RASTER, MMP_TRANSFORM_AUTO,
+                    MMP_CHROMA_444, MMP_ALPHA_NONE);
+    mmp_image_free(&img);
     return 0;
 }
 
