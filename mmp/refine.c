@@ -16,8 +16,18 @@
  * correction follows the image (LOCO-I's reset). */
 #define BIAS_RESET 64
 
+/* Predictor selection: for each context the decayed sum of each candidate
+ * predictor's absolute errors, and the least wins. Contexts: 4 equality bits
+ * of the neighbourhood (which catch repeated samples and flat runs) times 4
+ * energy classes. */
+#define NPRED 5
+#define NSEL (16 * 4)
+#define SEL_DECAY 32
+
 typedef struct models {
-    mmp_model mag[NE];       /* min(bit length of |q|, 15) */
+    int32_t sel_err[NSEL][NPRED];
+    int32_t sel_cnt[NSEL];
+    mmp_model mag[NE * 3];   /* min(bit length of |q|, 15), per energy and fit class */
     mmp_model sign[NE];      /* 0: positive */
     mmp_model top[NE][16];   /* the bit below the leading one, per bit length */
     int32_t bias_sum[NBIAS]; /* sum of (decoded - uncorrected prediction) */
@@ -40,8 +50,9 @@ typedef struct coder {
 static void models_init(models *m)
 {
     memset(m, 0, sizeof *m);
-    for (int i = 0; i < NE; i++) {
+    for (int i = 0; i < NE * 3; i++)
         mmp_model_init(&m->mag[i], 16);
+    for (int i = 0; i < NE; i++) {
         mmp_model_init(&m->sign[i], 2);
         for (int k = 0; k < 16; k++)
             mmp_model_init(&m->top[i][k], 2);
@@ -86,12 +97,12 @@ static int raw_bit(coder *c, int v)
 
 /* The quantised difference q: its magnitude class, the bit below the leading
  * one with a model, the rest as raw bits, then the sign. */
-static int code_q(coder *c, int ctx, int q)
+static int code_q(coder *c, int ctx, int fit, int q)
 {
     models *m = c->m;
     const unsigned mag = (unsigned)iabs(q);
     int k = c->encoding ? mmp_bit_length(mag) : 0;
-    k = sym(c, &m->mag[ctx], k < 15 ? k : 15);
+    k = sym(c, &m->mag[fit * NE + ctx], k < 15 ? k : 15);
     if (k == 15)
         k += raw_bit(c, c->encoding ? mmp_bit_length(mag) == 16 : 0);
     if (k == 0)
@@ -146,14 +157,10 @@ static inline int threshold(const coder *c, int t8)
     return (int)(((int64_t)t8 * (c->maxval + 1) + 128) >> 8);
 }
 
-/* The uncorrected prediction of (y, x), its activity and texture pattern. */
-static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *tex)
+/* CALIC's gradient-adjusted prediction, thresholds on the 8-bit scale. */
+static int gap(const coder *c, const hood *h, int dh, int dv)
 {
-    hood o;
-    neighbours(c, y, x, &o);
-    const int dh = iabs(o.w_ - o.ww) + iabs(o.n - o.nw) + iabs(o.n - o.ne);
-    const int dv = iabs(o.w_ - o.nw) + iabs(o.n - o.nn) + iabs(o.ne - o.nne);
-    /* CALIC's gradient-adjusted prediction, thresholds on the 8-bit scale. */
+    const hood o = *h;
     int p;
     if (dv - dh > threshold(c, 80)) {
         p = o.w_;
@@ -170,8 +177,43 @@ static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *te
         else if (dh - dv > threshold(c, 8))
             p = floor_div(3 * p + o.n, 4);
     }
-    p = clampi(p, 0, c->maxval);
+    return clampi(p, 0, c->maxval);
+}
+
+/* The candidates of the selection. */
+static void candidates(const coder *c, const hood *o, int dh, int dv, int *cand)
+{
+    cand[0] = gap(c, o, dh, dv);
+    cand[1] = o->w_;
+    cand[2] = o->n;
+    cand[3] = o->nw;
+    cand[4] = o->ne;
+}
+
+/* The uncorrected prediction of (y, x), its activity and texture pattern;
+ * *sel gets the selection context, cand the candidates' predictions. */
+static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *tex, int *sel,
+                         int *cand, int *fit)
+{
+    hood o;
+    neighbours(c, y, x, &o);
+    const int dh = iabs(o.w_ - o.ww) + iabs(o.n - o.nw) + iabs(o.n - o.ne);
+    const int dv = iabs(o.w_ - o.nw) + iabs(o.n - o.nn) + iabs(o.ne - o.nne);
+    candidates(c, &o, dh, dv, cand);
     *act = dh + dv + 2 * iabs(ew);
+    const int eq = (o.w_ == o.ww) | (o.n == o.nn) << 1 | (o.nw == o.n) << 2 | (o.w_ == o.nw) << 3;
+    const int a = mmp_bit_length((uint64_t)(*act / c->step)) / 2;
+    *sel = eq * 4 + (a < 3 ? a : 3);
+    const int32_t *se = c->m->sel_err[*sel];
+    int best = 0;
+    for (int k = 1; k < NPRED; k++)
+        if (se[k] < se[best])
+            best = k;
+    const int p = cand[best];
+    /* How well the winner has done here: its mean error under a quarter of
+     * a step, under two steps, or more. */
+    const int64_t mean4 = 4 * (int64_t)se[best], n = c->m->sel_cnt[*sel] * (int64_t)c->step;
+    *fit = mean4 < n ? 0 : mean4 < 8 * n ? 1 : 2;
     *tex = (o.n < p) | (o.w_ < p) << 1 | (o.nw < p) << 2 | (o.ne < p) << 3 |
            (o.nn < p) << 4 | (o.ww < p) << 5;
     return p;
@@ -200,14 +242,16 @@ static int code_plane(coder *c)
     for (int y = 0; y < c->h; y++) {
         for (int x = 0; x < w; x++) {
             const int ew = x > 0 ? cur[x - 1] : prev[x], en = prev[x];
-            int act, tex;
+            int act, tex, sel = -1, cand[NPRED], fit = 1;
             const int p0 = c->base ? predict_base(c, y, x, ew, en, &act, &tex)
-                                   : predict_alone(c, y, x, ew, &act, &tex);
+                                   : predict_alone(c, y, x, ew, &act, &tex, &sel, cand, &fit);
             int e = act / step;
             e = mmp_bit_length((uint64_t)e);
             const int ectx = e < NE ? e : NE - 1;
             const int bctx = tex * (NE / 2) + ectx / 2;
-            const int n = m->bias_cnt[bctx];
+            /* A predictor that has been exact here is left alone: the bias of
+             * its context comes from samples it does not predict as well. */
+            const int n = fit ? m->bias_cnt[bctx] : 0;
             const int corr = n ? floor_div(2 * (int64_t)m->bias_sum[bctx] + n, 2 * (int64_t)n) : 0;
             const int p = clampi(p0 + corr, 0, c->maxval);
             const long i = (long)y * w + x;
@@ -216,13 +260,25 @@ static int code_plane(coder *c)
                 const int d = c->x[i] - p;
                 q = d >= 0 ? (d + half) / step : -((-d + half) / step);
             }
-            q = code_q(c, ectx, q);
+            q = code_q(c, ectx, fit, q);
             const int v = p + q * step;
             if (v < -half || v > c->maxval + half)
                 return MMP_EBITSTREAM;
             c->out[i] = (uint16_t)clampi(v, 0, c->maxval);
             const int d = c->out[i] - p0;
             cur[x] = c->out[i] - (c->base ? c->base[i] : p);
+            if (sel >= 0) {
+                int32_t *se = m->sel_err[sel];
+                for (int k = 0; k < NPRED; k++)
+                    se[k] += iabs(c->out[i] - cand[k]);
+                if (++m->sel_cnt[sel] >= SEL_DECAY) {
+                    for (int k = 0; k < NPRED; k++)
+                        se[k] = se[k] * 3 / 4;
+                    m->sel_cnt[sel] = SEL_DECAY * 3 / 4;
+                }
+            }
+            if (fit == 0)
+                continue;
             m->bias_sum[bctx] += d;
             if (++m->bias_cnt[bctx] >= BIAS_RESET) {
                 m->bias_sum[bctx] = floor_div(m->bias_sum[bctx], 2);
@@ -249,6 +305,88 @@ static int run(coder *c)
     }
     free(c->m);
     free(c->err);
+    c->m = NULL;
+    c->err = NULL;
+    return err;
+}
+
+/* Lossless planes without a base that use few of their levels: when at least
+ * an eighth of [0, maxval] never occurs, the plane is coded as the ranks of
+ * its samples among the levels that occur, which the payload lists first. */
+static int worth_mapping(int used, int maxval)
+{
+    return (int64_t)used * 8 <= (int64_t)(maxval + 1) * 7;
+}
+
+/* The map's syntax: a raw bit (1: mapped), then for each level 0..maxval
+ * whether it occurs, with a model per the previous level's answer. Fills
+ * rank[] (level to rank) and level[] (rank to level); returns the number of
+ * levels used, 0 for no map, or a negative error. */
+static int code_map(coder *c, uint8_t *used, uint16_t *level)
+{
+    const int mapped = raw_bit(c, c->encoding ? used[c->maxval + 1] : 0);
+    if (!mapped)
+        return 0;
+    mmp_model m[2];
+    mmp_model_init(&m[0], 2);
+    mmp_model_init(&m[1], 2);
+    int n = 0, prev = 0;
+    for (int v = 0; v <= c->maxval; v++) {
+        prev = sym(c, &m[prev], c->encoding ? used[v] : 0);
+        used[v] = (uint8_t)prev;
+        if (prev)
+            level[n++] = (uint16_t)v;
+        if (!c->encoding && (v & 1023) == 0 && c->dec->overrun)
+            return MMP_EBITSTREAM;
+    }
+    return n ? n : MMP_EBITSTREAM;
+}
+
+/* A lossless plane without a base, through the map when it has one. */
+static int run_alone_lossless(coder *c)
+{
+    const size_t n = (size_t)c->w * c->h;
+    uint8_t *used = calloc((size_t)c->maxval + 2, 1);
+    uint16_t *level = malloc(sizeof(uint16_t) * ((size_t)c->maxval + 1));
+    uint16_t *rank = malloc(sizeof(uint16_t) * ((size_t)c->maxval + 1));
+    uint16_t *xr = c->encoding ? malloc(sizeof(uint16_t) * n) : NULL;
+    int err = MMP_ENOMEM;
+    if (!used || !level || !rank || (c->encoding && !xr))
+        goto done;
+    if (c->encoding) {
+        int count = 0;
+        for (size_t i = 0; i < n; i++)
+            used[c->x[i]] = 1;
+        for (int v = 0; v <= c->maxval; v++)
+            count += used[v];
+        used[c->maxval + 1] = (uint8_t)worth_mapping(count, c->maxval);
+    }
+    const int levels = code_map(c, used, level);
+    if (levels < 0) {
+        err = levels;
+        goto done;
+    }
+    if (levels == 0) {
+        err = run(c);
+        goto done;
+    }
+    for (int r = 0; r < levels; r++)
+        rank[level[r]] = (uint16_t)r;
+    coder cr = *c;
+    cr.maxval = levels - 1;
+    if (c->encoding) {
+        for (size_t i = 0; i < n; i++)
+            xr[i] = rank[c->x[i]];
+        cr.x = xr;
+    }
+    if (!(err = run(&cr)))
+        for (size_t i = 0; i < n; i++)
+            c->out[i] = level[c->out[i]];
+done:
+    free(used);
+    free(level);
+    free(rank);
+    free(xr);
     return err;
 }
 
@@ -257,7 +395,7 @@ int mmp_refine_encode(mmp_rc_enc *e, const uint16_t *x, const uint16_t *base, ui
 {
     coder c = {.encoding = 1, .enc = e, .x = x, .base = base, .out = out, .w = w, .h = h,
                .maxval = maxval, .step = 2 * max_error + 1};
-    return run(&c);
+    return base || max_error ? run(&c) : run_alone_lossless(&c);
 }
 
 int mmp_refine_decode(mmp_rc_dec *d, const uint16_t *base, uint16_t *out, int w, int h,
@@ -265,5 +403,5 @@ int mmp_refine_decode(mmp_rc_dec *d, const uint16_t *base, uint16_t *out, int w,
 {
     coder c = {.encoding = 0, .dec = d, .base = base, .out = out, .w = w, .h = h,
                .maxval = maxval, .step = 2 * max_error + 1};
-    return run(&c);
+    return base || max_error ? run(&c) : run_alone_lossless(&c);
 }
