@@ -453,7 +453,10 @@ static int encode_residual_plane(encoder *e, int p)
                             (int)e->hdr.max_error);
     e->code_s += mmp_now_seconds() - t0;
     free(base);
-    return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err, "%s",
+                         err == MMP_ENOMEM ? "out of memory" : "internal error: residual stage");
+    return 0;
 }
 
 /* Every plane in payload order: the MMP planes, then an exact alpha plane. */

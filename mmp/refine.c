@@ -261,10 +261,10 @@ static int code_plane(coder *c)
                 q = d >= 0 ? (d + half) / step : -((-d + half) / step);
             }
             q = code_q(c, ectx, fit, q);
-            const int v = p + q * step;
+            const int64_t v = p + (int64_t)q * step;
             if (v < -half || v > c->maxval + half)
                 return MMP_EBITSTREAM;
-            c->out[i] = (uint16_t)clampi(v, 0, c->maxval);
+            c->out[i] = (uint16_t)(v < 0 ? 0 : v > c->maxval ? c->maxval : v);
             const int d = c->out[i] - p0;
             cur[x] = c->out[i] - (c->base ? c->base[i] : p);
             if (sel >= 0) {
