@@ -9,7 +9,7 @@
 
 /* Energy contexts: the bit length of the local activity in quantiser steps,
  * capped. Bias contexts: energy / 2 times a 6-bit texture pattern. */
-#define NE 16
+#define NE 20
 #define NTEX 64
 #define NBIAS (NTEX * (NE / 2))
 /* A bias context's counts are halved when they reach this, so that the
@@ -30,6 +30,7 @@ typedef struct models {
     mmp_model mag[NE * 3];   /* min(bit length of |q|, 15), per energy and fit class */
     mmp_model sign[NE];      /* 0: positive */
     mmp_model top[NE][16];   /* the bit below the leading one, per bit length */
+    mmp_model top2[NE][16];  /* the next bit, per bit length */
     int32_t bias_sum[NBIAS]; /* sum of (decoded - uncorrected prediction) */
     int32_t bias_cnt[NBIAS];
 } models;
@@ -54,8 +55,10 @@ static void models_init(models *m)
         mmp_model_init(&m->mag[i], 16);
     for (int i = 0; i < NE; i++) {
         mmp_model_init(&m->sign[i], 2);
-        for (int k = 0; k < 16; k++)
+        for (int k = 0; k < 16; k++) {
             mmp_model_init(&m->top[i][k], 2);
+            mmp_model_init(&m->top2[i][k], 2);
+        }
     }
 }
 
@@ -110,7 +113,9 @@ static int code_q(coder *c, int ctx, int fit, int q)
     unsigned v = 1;
     if (k >= 2)
         v = v << 1 | (unsigned)sym(c, &m->top[ctx][k < 16 ? k : 15], (int)(mag >> (k - 2)) & 1);
-    for (int b = k - 3; b >= 0; b--)
+    if (k >= 3)
+        v = v << 1 | (unsigned)sym(c, &m->top2[ctx][k < 16 ? k : 15], (int)(mag >> (k - 3)) & 1);
+    for (int b = k - 4; b >= 0; b--)
         v = v << 1 | (unsigned)raw_bit(c, (int)(mag >> b) & 1);
     const int neg = sym(c, &m->sign[ctx], q < 0);
     return neg ? -(int)v : (int)v;
@@ -202,14 +207,21 @@ static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *te
     candidates(c, &o, dh, dv, cand);
     *act = dh + dv + 2 * iabs(ew);
     const int eq = (o.w_ == o.ww) | (o.n == o.nn) << 1 | (o.nw == o.n) << 2 | (o.w_ == o.nw) << 3;
-    const int a = mmp_bit_length((uint64_t)(*act / c->step)) / 2;
+    const int a = mmp_bit_length((uint64_t)(*act / c->step) * 256 / ((uint64_t)c->maxval + 1)) / 2;
     *sel = eq * 4 + (a < 3 ? a : 3);
     const int32_t *se = c->m->sel_err[*sel];
     int best = 0;
     for (int k = 1; k < NPRED; k++)
         if (se[k] < se[best])
             best = k;
-    const int p = cand[best];
+    int64_t num = 0, den = 0;
+    for (int k = 0; k < NPRED; k++) {
+        const int64_t e1 = 1 + (int64_t)se[k];
+        const int64_t wk = ((int64_t)1 << 40) / (e1 * e1) + 1;
+        num += wk * cand[k];
+        den += wk;
+    }
+    const int p = (int)((num + den / 2) / den);
     /* How well the winner has done here: its mean error under a quarter of
      * a step, under two steps, or more. */
     const int64_t mean4 = 4 * (int64_t)se[best], n = c->m->sel_cnt[*sel] * (int64_t)c->step;
