@@ -357,10 +357,18 @@ FUZZ_ENV      = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
                 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
                 LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0
 
-.PHONY: check-sanitize fuzz fuzz-build fuzz-deps fuzz-coverage
+.PHONY: check-sanitize check-opt fuzz fuzz-build fuzz-deps fuzz-coverage
 check-sanitize:
 	@$(SAN_ENV) $(MAKE) --no-print-directory check BUILD=$(SAN_BUILD) BIN=$(SAN_BIN) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
+
+# check-opt: the same bytes from a build at another optimisation level
+# (-O2, as distributions build: build-O2/, bin-O2/) as from the default
+# build, encoding and decoding crops (scripts/same-bytes).
+OPT_OTHER ?= -O2
+check-opt: all
+	@$(MAKE) --no-print-directory all BUILD=build$(OPT_OTHER) BIN=bin$(OPT_OTHER) OPT=$(OPT_OTHER)
+	sh scripts/same-bytes $(BIN) bin$(OPT_OTHER)
 
 fuzz-deps:
 	@sh scripts/install-deps.sh --if-missing --fuzz

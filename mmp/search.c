@@ -46,6 +46,10 @@
 typedef struct dp_tables {
     int64_t j[MMP_B * MMP_B * 4];
     uint8_t flag[MMP_B * MMP_B * 4];
+    /* The flags of the best mode so far, kept rather than recomputed: gcc
+     * 12.2 at -O1 and -O2 recomputed different flags from the same matches
+     * (found by comparing builds, `make check-opt`). */
+    uint8_t best_flag[MMP_B * MMP_B * 4];
 } dp_tables;
 
 /* What one leaf evaluation needs, from the pool so that concurrent
@@ -283,12 +287,12 @@ static int64_t residual_dp(const mmp_search *s, const mmp_match *mt, int lh, int
 }
 
 /* Tokens and pattern of the residual node (a, b, i, j) of a 2^lh x 2^lw leaf. */
-static void residual_emit(const mmp_search *s, const mmp_match *mt, const dp_tables *dp, int lh,
+static void residual_emit(const mmp_search *s, const mmp_match *mt, const uint8_t *flags, int lh,
                           int lw, int a, int b, int i, int jj, int32_t *pat, int32_t *tok, int *nt)
 {
     const int cols = 1 << (lw - b);
     const int n = mmp_match_offset(lh, lw, a, b) + i * cols + jj;
-    const int flag = dp->flag[n];
+    const int flag = flags[n];
     tok[(*nt)++] = flag_symbol(flag, a > 0);
     if (flag == MMP_FLAG_LEAF) {
         const int sc = mmp_scale(a, b), w = 1 << lw;
@@ -297,11 +301,11 @@ static void residual_emit(const mmp_search *s, const mmp_match *mt, const dp_tab
         for (int y = 0; y < (1 << a); y++)
             memcpy(pat + ((i << a) + y) * w + (jj << b), e + (y << b), sizeof(int32_t) << b);
     } else if (flag == MMP_FLAG_SPLIT_H) {
-        residual_emit(s, mt, dp, lh, lw, a - 1, b, 2 * i, jj, pat, tok, nt);
-        residual_emit(s, mt, dp, lh, lw, a - 1, b, 2 * i + 1, jj, pat, tok, nt);
+        residual_emit(s, mt, flags, lh, lw, a - 1, b, 2 * i, jj, pat, tok, nt);
+        residual_emit(s, mt, flags, lh, lw, a - 1, b, 2 * i + 1, jj, pat, tok, nt);
     } else {
-        residual_emit(s, mt, dp, lh, lw, a, b - 1, i, 2 * jj, pat, tok, nt);
-        residual_emit(s, mt, dp, lh, lw, a, b - 1, i, 2 * jj + 1, pat, tok, nt);
+        residual_emit(s, mt, flags, lh, lw, a, b - 1, i, 2 * jj, pat, tok, nt);
+        residual_emit(s, mt, flags, lh, lw, a, b - 1, i, 2 * jj + 1, pat, tok, nt);
     }
 }
 
@@ -420,15 +424,15 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
         if (jv < best) {
             best = jv;
             best_mode = m;
+            memcpy(dp->best_flag, dp->flag, (size_t)count);
         }
     }
     const mmp_match *mt = x->matches + (long)best_mode * count;
-    residual_dp(s, mt, a, b, dp);
     int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
     *nt = 0;
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
-    residual_emit(s, mt, dp, a, b, a, b, 0, 0, pat, tok, nt);
+    residual_emit(s, mt, dp->best_flag, a, b, a, b, 0, 0, pat, tok, nt);
     mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
     view_store(v, y0, x0, h, w, rec);
     mmp_pool_put(&s->pool, x);
