@@ -409,6 +409,12 @@ static void test_compare_lossless(void **state)
         assert_non_null(strstr(text, ",png,"));
     assert_int_equal(run("\"$PY\" scripts/compare --table '%s/ll.csv'", dir), 0);
     assert_non_null(strstr(cap_out, "| crop | 255 |"));
+    /* --near 2: mmp's row within the bound, under its name */
+    assert_int_equal(run("\"$PY\" scripts/compare --lossless --near 2 -c mmp -o '%s/nl.csv' '%s/crop.pgm'",
+                         dir, dir), 0);
+    get("nl.csv", text, sizeof text);
+    assert_non_null(strstr(text, ",mmp,near=2,"));
+    assert_null(strstr(text, ",no,"));
 }
 
 static void test_compare_missing_tool(void **state)
