@@ -16,11 +16,12 @@
  * correction follows the image (LOCO-I's reset). */
 #define BIAS_RESET 64
 
-/* Predictor selection: for each context the decayed sum of each candidate
- * predictor's absolute errors, and the least wins. Contexts: 4 equality bits
- * of the neighbourhood (which catch repeated samples and flat runs) times 4
- * energy classes. */
-#define NPRED 5
+/* The blend of the candidate predictors: for each context the decayed sum of
+ * each one's absolute errors, which weighs it (1 / (1 + sum)^2: the one that
+ * has been exact dominates, as on repeated samples). Contexts: 4 equality
+ * bits of the neighbourhood (which catch repeated samples and flat runs)
+ * times 4 energy classes. */
+#define NPRED 9
 #define NSEL (16 * 4)
 #define SEL_DECAY 32
 
@@ -28,7 +29,7 @@ typedef struct models {
     int32_t sel_err[NSEL][NPRED];
     int32_t sel_cnt[NSEL];
     mmp_model mag[NE * 3];   /* min(bit length of |q|, 15), per energy and fit class */
-    mmp_model sign[NE];      /* 0: positive */
+    mmp_model sign[NE * 3];  /* 0: positive; per energy and the sign of the correction */
     mmp_model top[NE][16];   /* the bit below the leading one, per bit length */
     mmp_model top2[NE][16];  /* the next bit, per bit length */
     int32_t bias_sum[NBIAS]; /* sum of (decoded - uncorrected prediction) */
@@ -53,8 +54,9 @@ static void models_init(models *m)
     memset(m, 0, sizeof *m);
     for (int i = 0; i < NE * 3; i++)
         mmp_model_init(&m->mag[i], 16);
-    for (int i = 0; i < NE; i++) {
+    for (int i = 0; i < NE * 3; i++)
         mmp_model_init(&m->sign[i], 2);
+    for (int i = 0; i < NE; i++) {
         for (int k = 0; k < 16; k++) {
             mmp_model_init(&m->top[i][k], 2);
             mmp_model_init(&m->top2[i][k], 2);
@@ -100,7 +102,7 @@ static int raw_bit(coder *c, int v)
 
 /* The quantised difference q: its magnitude class, the bit below the leading
  * one with a model, the rest as raw bits, then the sign. */
-static int code_q(coder *c, int ctx, int fit, int q)
+static int code_q(coder *c, int ctx, int fit, int sctx, int q)
 {
     models *m = c->m;
     const unsigned mag = (unsigned)iabs(q);
@@ -117,7 +119,7 @@ static int code_q(coder *c, int ctx, int fit, int q)
         v = v << 1 | (unsigned)sym(c, &m->top2[ctx][k < 16 ? k : 15], (int)(mag >> (k - 3)) & 1);
     for (int b = k - 4; b >= 0; b--)
         v = v << 1 | (unsigned)raw_bit(c, (int)(mag >> b) & 1);
-    const int neg = sym(c, &m->sign[ctx], q < 0);
+    const int neg = sym(c, &m->sign[sctx * NE + ctx], q < 0);
     return neg ? -(int)v : (int)v;
 }
 
@@ -185,7 +187,8 @@ static int gap(const coder *c, const hood *h, int dh, int dv)
     return clampi(p, 0, c->maxval);
 }
 
-/* The candidates of the selection. */
+/* The candidates of the blend: GAP, the four neighbours, the plane through
+ * w, n and nw, the mean of w and ne, and the two linear extrapolations. */
 static void candidates(const coder *c, const hood *o, int dh, int dv, int *cand)
 {
     cand[0] = gap(c, o, dh, dv);
@@ -193,6 +196,10 @@ static void candidates(const coder *c, const hood *o, int dh, int dv, int *cand)
     cand[2] = o->n;
     cand[3] = o->nw;
     cand[4] = o->ne;
+    cand[5] = clampi(o->w_ + o->n - o->nw, 0, c->maxval);
+    cand[6] = floor_div(o->w_ + o->ne, 2);
+    cand[7] = clampi(2 * o->n - o->nn, 0, c->maxval);
+    cand[8] = clampi(2 * o->w_ - o->ww, 0, c->maxval);
 }
 
 /* The uncorrected prediction of (y, x), its activity and texture pattern;
@@ -272,7 +279,7 @@ static int code_plane(coder *c)
                 const int d = c->x[i] - p;
                 q = d >= 0 ? (d + half) / step : -((-d + half) / step);
             }
-            q = code_q(c, ectx, fit, q);
+            q = code_q(c, ectx, fit, corr > 0 ? 1 : corr < 0 ? 2 : 0, q);
             const int64_t v = p + (int64_t)q * step;
             if (v < -half || v > c->maxval + half)
                 return MMP_EBITSTREAM;
