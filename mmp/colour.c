@@ -1,6 +1,7 @@
 /* Planes and channels: colour transforms and chroma resampling (docs/format.md section 7). */
 #include "mmp/colour.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void mmp_layout_of(const mmp_header *h, mmp_layout *l)
@@ -161,6 +162,30 @@ void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], 
     if (l->alpha != MMP_ALPHA_NONE)
         for (long i = 0; i < n; i++)
             img->pix[i * ch + ch - 1] = planes[l->nplanes - 1][i];
+}
+
+int32_t *mmp_cfl_reference(const mmp_layout *l, int p, const uint16_t *luma, int pw, int ph)
+{
+    if (!mmp_layout_has_cfl(l, p))
+        return NULL;
+    int32_t *ref = malloc(sizeof(int32_t) * (size_t)pw * ph);
+    if (!ref)
+        return NULL;
+    const int step = l->chroma == MMP_CHROMA_420 ? 2 : 1;
+    for (int i = 0; i < ph; i++) {
+        const int ci = i < l->h[p] ? i : l->h[p] - 1;
+        for (int j = 0; j < pw; j++) {
+            const int cj = j < l->w[p] ? j : l->w[p] - 1;
+            int64_t sum = 0, cnt = 0;
+            for (int y = ci * step; y < ci * step + step && y < l->height; y++)
+                for (int x = cj * step; x < cj * step + step && x < l->width; x++) {
+                    sum += luma[(long)y * l->width + x];
+                    cnt++;
+                }
+            ref[(long)i * pw + j] = (int32_t)((2 * sum + cnt) / (2 * cnt));
+        }
+    }
+    return ref;
 }
 
 double mmp_plane_weight(const mmp_layout *l, int p)

@@ -50,4 +50,20 @@ void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], 
  * error, per sample of the plane (the encoder's chroma lambda). */
 double mmp_plane_weight(const mmp_layout *l, int p);
 
+/* Whether plane p has a luma reference: the chroma planes of a colour
+ * image (docs/format.md 7.1). */
+static inline int mmp_layout_has_cfl(const mmp_layout *l, int p)
+{
+    return l->ncolour == 3 && (p == 1 || p == 2);
+}
+
+/*
+ * The luma reference of plane p (docs/format.md 7.1) for its padded
+ * pw x ph reconstruction, from the decoded luma plane (width x height):
+ * at each chroma sample, clamped to the plane, the mean of its pixels'
+ * luma (4:2:0: those of its 2 x 2 inside the image), halves rounded up.
+ * NULL when p has none, or out of memory; the caller frees it.
+ */
+int32_t *mmp_cfl_reference(const mmp_layout *l, int p, const uint16_t *luma, int pw, int ph);
+
 #endif

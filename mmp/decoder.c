@@ -89,25 +89,38 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_
     return 0;
 }
 
-/* Plane p of the layout through the MMP machinery, its samples into out. */
+/* Plane p of the layout through the MMP machinery, its samples into out;
+ * luma: the decoded luma plane (read by the chroma planes' CfL mode). */
 static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_rc_dec *rc,
-                        uint16_t *out, const mmp_decode_check *chk)
+                        const uint16_t *luma, uint16_t *out, const mmp_decode_check *chk)
 {
     const int bw = (l->w[p] + MMP_B - 1) / MMP_B, bh = (l->h[p] + MMP_B - 1) / MMP_B;
     mmp_order o;
     mmp_codec c;
     mmp_block *blk = NULL;
+    int32_t *cfl = NULL;
     int err = mmp_order_init(&o, (int)hdr->order, bw, bh);
-    if (!err && (err = mmp_codec_init(&c, l->w[p], l->h[p], l->maxv[p], (int)hdr->dict_cap,
-                                      hdr->redund_q4, o.max_step)))
-        mmp_order_free(&o);
-    if (!err && !(blk = malloc(sizeof *blk * (size_t)o.max_step))) {
-        err = MMP_ENOMEM;
-        mmp_codec_free(&c);
-        mmp_order_free(&o);
-    }
     if (err)
         return err;
+    if ((err = mmp_codec_init(&c, l->w[p], l->h[p], l->maxv[p], (int)hdr->dict_cap,
+                              hdr->redund_q4, o.max_step))) {
+        mmp_order_free(&o);
+        return err;
+    }
+    if (!(blk = malloc(sizeof *blk * (size_t)o.max_step)))
+        err = MMP_ENOMEM;
+    if (!err && mmp_layout_has_cfl(l, p)) {
+        if ((cfl = mmp_cfl_reference(l, p, luma, c.plane.width, c.plane.height)))
+            mmp_codec_set_cfl(&c, cfl);
+        else
+            err = MMP_ENOMEM;
+    }
+    if (err) {
+        free(blk);
+        mmp_codec_free(&c);
+        mmp_order_free(&o);
+        return err;
+    }
     c.plane_index = p;
     err = decode_payload(&c, &o, blk, rc, chk);
     free(blk);
@@ -123,13 +136,16 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         mmp_restore_free(&r);
     }
     mmp_codec_free(&c);
+    free(cfl);
     return err;
 }
 
 /* Plane p with its residual stage (docs/format.md 7.6): after the MMP
- * stage, its output is the base of the residual stage's prediction. */
+ * stage, its output is the base of the residual stage's prediction. luma:
+ * the decoded luma plane, residual stage included (as decode_plane). */
 static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int p,
-                                 mmp_rc_dec *rc, uint16_t *out, const mmp_decode_check *chk)
+                                 mmp_rc_dec *rc, const uint16_t *luma, uint16_t *out,
+                                 const mmp_decode_check *chk)
 {
     const int w = l->w[p], h = l->h[p], m = l->maxv[p], n = (int)hdr->max_error;
     if (hdr->residual == MMP_RESIDUAL_ALONE)
@@ -137,7 +153,7 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
     uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
     if (!base)
         return MMP_ENOMEM;
-    int err = decode_plane(hdr, l, p, rc, base, chk);
+    int err = decode_plane(hdr, l, p, rc, luma, base, chk);
     if (!err)
         err = mmp_refine_decode(rc, base, out, w, h, m, n);
     free(base);
@@ -164,9 +180,9 @@ int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
         else if (hdr.residual != MMP_RESIDUAL_NONE)
-            err = decode_residual_plane(&hdr, &l, p, &rc, planes[p], chk);
+            err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
         else
-            err = decode_plane(&hdr, &l, p, &rc, planes[p], chk);
+            err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
     }
     if (!err && !(err = mmp_image_alloc_channels(img, l.width, l.height, l.nplanes, l.maxval)))
         mmp_image_from_planes(&l, (const uint16_t *const *)planes, img);

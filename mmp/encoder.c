@@ -1,5 +1,6 @@
 /* The encoder driver: the planes, and in each the steps of blocks in the coding order: search, coding, updates. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,8 @@ typedef struct encoder {
     mmp_codec c;
     mmp_order order;
     int32_t *orig;   /* its padded original */
+    int32_t *cfl;    /* its luma reference, or NULL (mmp_cfl_reference) */
+    long mode_leaves[MMP_NUM_MODES]; /* its prediction leaves per mode (for -v) */
     int32_t *tok;    /* the tokens of a step's blocks, MMP_MAX_BLOCK_TOKENS each */
     int *ntok;
     mmp_block *blk;  /* one block's syntax */
@@ -243,6 +246,13 @@ static int set_up_plane(encoder *e, int p)
                          mmp_strerror(err));
     e->c.plane_index = p;
     e->c.threads = e->threads;
+    memset(e->mode_leaves, 0, sizeof e->mode_leaves);
+    if (mmp_layout_has_cfl(l, p)) {
+        e->cfl = mmp_cfl_reference(l, p, e->out[0], e->c.plane.width, e->c.plane.height);
+        if (!e->cfl)
+            return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+        mmp_codec_set_cfl(&e->c, e->cfl);
+    }
     e->orig = pad_original(e->in[p], l->w[p], l->h[p], e->c.plane.width, e->c.plane.height);
     e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS * e->order.max_step);
     e->ntok = malloc(sizeof(int) * e->order.max_step);
@@ -260,6 +270,8 @@ static void tear_down_plane(encoder *e)
     free(e->ntok);
     free(e->tok);
     free(e->orig);
+    free(e->cfl);
+    e->cfl = NULL;
     e->blk = NULL;
     e->ntok = NULL;
     e->tok = NULL;
@@ -348,6 +360,8 @@ static int encode_step(encoder *e, int t)
         err = mmp_code_block(c, &io, e->blk);
         if (!err)
             mmp_reconstruct_block(c, by, bx, e->blk);
+        for (int i = 0; i < e->blk->nleaves && !err; i++)
+            e->mode_leaves[e->blk->leaf[i].mode]++;
         for (int y = 0; y < MMP_B && !err; y++)
             if (memcmp(chosen + y * MMP_B,
                        c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
@@ -419,6 +433,16 @@ static int encode_plane(encoder *e, int p)
         e->blocks_done += e->order.first[t + 1] - e->order.first[t];
         if (!err && e->st->progress)
             e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->blocks_total);
+    }
+    if (!err && e->st->verbose) {
+        static const char *const name[MMP_NUM_MODES] = {"V",  "H",  "DC", "DDL", "DDR", "VR",
+                                                        "HD", "VL", "HU", "LSP", "CfL"};
+        char line[256];
+        int len = 0;
+        for (int m = 0; m < mmp_plane_modes(&e->c.plane); m++)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %s %ld", name[m],
+                            e->mode_leaves[m]);
+        mmp_log(&e->log, MMP_LOG_INFO, "plane %d: prediction leaves per mode:%s", p, line);
     }
     if (!err) {
         const double t0 = mmp_now_seconds();

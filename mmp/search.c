@@ -337,8 +337,8 @@ static int64_t satd(const int32_t *d, int h, int w)
 }
 
 /*
- * The modes of a leaf worth giving to the engine (bit m: mode m): all of
- * them, or the speed's number of the best by SATD of the residual over the
+ * The modes of a leaf worth giving to the engine (bit m: mode m): all the
+ * plane's (mmp_plane_modes), or the speed's number of the best by SATD of the residual over the
  * real pixels (real NULL: all) plus sqrt(lambda) times the mode's bits, as
  * video encoders rank intra modes; ties go to the lower mode.
  */
@@ -346,11 +346,12 @@ static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32
                            const uint8_t *real, int h, int w, int ps)
 {
     const int keep = s->speed.modes, area = h * w; /* keep: 1 .. MMP_NUM_MODES */
-    if (keep >= MMP_NUM_MODES)
-        return (1u << MMP_NUM_MODES) - 1;
+    const int nm = mmp_plane_modes(&s->c->plane);
+    if (keep >= nm)
+        return (1u << nm) - 1;
     int64_t cost[MMP_NUM_MODES];
     int32_t d[MMP_B * MMP_B];
-    for (int m = 0; m < MMP_NUM_MODES; m++) {
+    for (int m = 0; m < nm; m++) {
         const int32_t *pm = pred + (long)m * area;
         for (int i = 0; i < area; i++)
             d[i] = real && !real[i] ? 0 : orig[i] - pm[i];
@@ -359,7 +360,7 @@ static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32
     unsigned mask = 0;
     for (int k = 0; k < keep; k++) {
         int best = -1;
-        for (int m = 0; m < MMP_NUM_MODES; m++)
+        for (int m = 0; m < nm; m++)
             if (!(mask >> m & 1) && (best < 0 || cost[m] < cost[best]))
                 best = m;
         mask |= 1u << best;
@@ -411,12 +412,15 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
         mmp_pool_put(&s->pool, x);
         return INT64_MAX / 4;
     }
-    atomic_fetch_add_explicit(&s->evals, (uint64_t)s->speed.modes, memory_order_relaxed);
+    uint64_t nmodes = 0;
+    for (unsigned m = modes; m; m &= m - 1)
+        nmodes++;
+    atomic_fetch_add_explicit(&s->evals, nmodes, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
     int best_mode = 0;
-    for (int m = 0; m < MMP_NUM_MODES; m++) {
+    for (int m = 0; m < mmp_plane_modes(&v->plane); m++) {
         if (!(modes >> m & 1))
             continue;
         int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) +

@@ -44,7 +44,7 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
         for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
             int ps = mmp_pscale(a, b);
             mmp_model_init(&c->models.pflag[ps], mmp_flag_nsyms(a - MMP_LOG2_PMIN, b - MMP_LOG2_PMIN, 0));
-            mmp_model_init(&c->models.mode[ps], MMP_NUM_MODES);
+            mmp_model_init(&c->models.mode[ps], mmp_plane_modes(&c->plane));
         }
     for (int s = 0; s < MMP_NSCALES; s++) {
         int a = s / MMP_NLOG, b = s % MMP_NLOG;
@@ -55,6 +55,14 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
         }
     }
     return 0;
+}
+
+void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref)
+{
+    c->plane.cfl = luma_ref;
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++)
+            mmp_model_init(&c->models.mode[mmp_pscale(a, b)], mmp_plane_modes(&c->plane));
 }
 
 void mmp_codec_free(mmp_codec *c)

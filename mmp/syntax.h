@@ -70,6 +70,12 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
                    uint32_t redund_q4, int step_blocks);
 void mmp_codec_free(mmp_codec *c);
 
+/* Give a chroma plane its luma reference (docs/format.md 7.1): the CfL mode
+ * becomes available and the mode models get its symbol. Before the first
+ * block; luma_ref (plane.width * plane.height samples) stays the caller's
+ * and must outlive the codec's use of it. */
+void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref);
+
 /* Where the symbols of a block come from and go to. Encoding takes them from
  * tok[] (one token per decision, in traversal order, forced ones included)
  * and codes them; decoding reads them from the range decoder. */

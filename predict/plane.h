@@ -32,6 +32,9 @@ typedef struct mmp_plane {
     const int32_t *ov_pix;  /* NULL, or the window's samples, row-major */
     const uint8_t *ov_avail;
     int ov_y, ov_x;
+    /* NULL, or the co-located luma reference of a chroma plane: width*height
+     * samples, row-major, all of them usable (docs/format.md 6, mode 10). */
+    const int32_t *cfl;
 } mmp_plane;
 
 /* Sample (y, x) as the predictors see it: 1 and *v when it lies inside the

@@ -1,6 +1,6 @@
 /*
  * Intra prediction of rectangular blocks: V, H, DC, the six H.264 directional
- * modes generalised to h x w blocks, and LSP (lsp.c).
+ * modes generalised to h x w blocks, LSP (lsp.c) and chroma from luma.
  *
  * Normative (docs/format.md section 6). All modes but LSP are integer-only.
  *
@@ -201,6 +201,74 @@ static void pred_hu(const refs *r, int h, int w, int32_t *out)
     }
 }
 
+/* CfL's slope is in 1/CFL_ONE and at most CFL_MAX in magnitude. */
+#define CFL_ONE 64
+#define CFL_MAX (4 * CFL_ONE)
+
+/* floor(n / d) for d > 0, whatever the sign of n. */
+static inline int64_t floor_div(int64_t n, int64_t d)
+{
+    return n >= 0 ? n / d : -((-n + d - 1) / d);
+}
+
+/* CfL sums of one neighbour (y, x): its chroma where usable, paired with
+ * the luma reference there. */
+typedef struct cfl_sums {
+    int64_t n, sl, sc, sll, slc;
+} cfl_sums;
+
+static void cfl_add(const mmp_plane *p, int y, int x, cfl_sums *s)
+{
+    int32_t c;
+    if (!mmp_plane_get(p, y, x, &c))
+        return;
+    const int64_t l = p->cfl[(size_t)y * p->width + x];
+    s->n++;
+    s->sl += l;
+    s->sc += c;
+    s->sll += l * l;
+    s->slc += l * c;
+}
+
+/*
+ * CfL (docs/format.md 6, mode 10): the line fitted by least squares to the
+ * usable neighbours above (T[0..2w-1], above-right included) and to the
+ * left (L[0..2h-1], below-left included), chroma against the luma
+ * reference, applied to the block's luma reference. Without a reference,
+ * or without usable neighbours, the DC prediction. The extended neighbours
+ * fit better than T[0..w-1] and L[0..h-1] alone
+ * (docs/results/tuning/cfl-2026-11-24.md).
+ */
+static void pred_cfl(const mmp_plane *p, const refs *r, int y0, int x0, int h, int w,
+                     int32_t *out)
+{
+    cfl_sums s = {0};
+    if (p->cfl) {
+        for (int j = 0; j < 2 * w; j++)
+            cfl_add(p, y0 - 1, x0 + j, &s);
+        for (int i = 0; i < 2 * h; i++)
+            cfl_add(p, y0 + i, x0 - 1, &s);
+    }
+    if (s.n == 0) {
+        pred_dc(r, h, w, out);
+        return;
+    }
+    const int64_t den = s.n * s.sll - s.sl * s.sl, num = s.n * s.slc - s.sl * s.sc;
+    int64_t alpha = 0;
+    if (den > 0) {
+        alpha = floor_div(2 * CFL_ONE * num + den, 2 * den);
+        alpha = alpha < -CFL_MAX ? -CFL_MAX : alpha > CFL_MAX ? CFL_MAX : alpha;
+    }
+    const int64_t ml = (s.sl + s.n / 2) / s.n, mc = (s.sc + s.n / 2) / s.n;
+    for (int y = 0; y < h; y++) {
+        const int32_t *lr = p->cfl + (size_t)(y0 + y) * p->width + x0;
+        for (int x = 0; x < w; x++) {
+            const int64_t v = mc + floor_div(alpha * (lr[x] - ml) + CFL_ONE / 2, CFL_ONE);
+            out[y * w + x] = (int32_t)(v < 0 ? 0 : v > p->maxval ? p->maxval : v);
+        }
+    }
+}
+
 /* Mode dispatch once the references (and, for directional modes, the
  * filters) are built. An out-of-range mode gives DC rather than garbage. */
 static void predict_mode(const mmp_plane *p, const refs *r, int mode, int y0, int x0, int h, int w,
@@ -216,6 +284,7 @@ static void predict_mode(const mmp_plane *p, const refs *r, int mode, int y0, in
     case MMP_PRED_VL:  pred_vl(r, h, w, out); break;
     case MMP_PRED_HU:  pred_hu(r, h, w, out); break;
     case MMP_PRED_LSP: (void)mmp_lsp_predict(p, y0, x0, h, w, r->dc, out); break;
+    case MMP_PRED_CFL: pred_cfl(p, r, y0, x0, h, w, out); break;
     case MMP_PRED_DC:
     default:           pred_dc(r, h, w, out); break;
     }

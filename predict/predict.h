@@ -1,7 +1,8 @@
 /*
  * Intra prediction of rectangular blocks (h x w, each a power of two from 4 to
  * 16) from the reconstructed causal neighbourhood: the nine H.264 intra modes
- * generalised to rectangles, plus least-squares prediction (LSP).
+ * generalised to rectangles, least-squares prediction (LSP), and for chroma
+ * planes a linear prediction from the co-located luma (CfL).
  *
  * Normative: encoder and decoder call these same functions; docs/format.md
  * gives the formulas. Only pixels with avail[] set are read; the rest are
@@ -25,13 +26,22 @@ enum {
     MMP_PRED_VL,     /* vertical-left */
     MMP_PRED_HU,     /* horizontal-up */
     MMP_PRED_LSP,    /* least-squares prediction */
+    MMP_PRED_CFL,    /* chroma from luma: only where the plane has a luma reference */
     MMP_NUM_MODES
 };
+
+/* The modes plane p may use: all of them where it has a luma reference,
+ * else those before MMP_PRED_CFL. */
+static inline int mmp_plane_modes(const mmp_plane *p)
+{
+    return p->cfl ? MMP_NUM_MODES : MMP_PRED_CFL;
+}
 
 /* Predict block (y0, x0, h, w) with `mode` into out[h*w] (row-major). */
 void mmp_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int32_t *out);
 
-/* All MMP_NUM_MODES predictions: out + mode*h*w. Same results as mmp_predict. */
+/* All MMP_NUM_MODES predictions: out + mode*h*w (CfL without a luma
+ * reference: the DC prediction). Same results as mmp_predict. */
 void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out);
 
 #endif

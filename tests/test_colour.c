@@ -272,6 +272,62 @@ static void test_roundtrip_alpha(void **state)
     roundtrip(16, 3, 2, 1, MMP_TRANSFORM_NONE, MMP_CHROMA_444, MMP_ALPHA_EXACT, 10, 0);
 }
 
+/* The CfL counts of the encoder's -v lines "plane P: prediction leaves per
+ * mode: ... CfL N" (plane P's at cfl[P]; -1: no CfL count printed). */
+static void count_cfl(void *opaque, int level, const char *msg)
+{
+    long *cfl = opaque;
+    int p;
+    const char *at = strstr(msg, " CfL ");
+    (void)level;
+    if (strstr(msg, ": prediction leaves per mode:") && sscanf(msg, "plane %d:", &p) == 1 &&
+        p >= 0 && p < 4)
+        cfl[p] = at ? atol(at + 5) : -1;
+}
+
+/* Chroma from luma (docs/format.md section 6, mode 10): the chroma planes
+ * of a colour image have it and use it where chroma follows luma (here a
+ * line of it over texture); the luma plane does not; and the decode is the
+ * reconstruction, at 4:4:4 and at 4:2:0, in every engine. */
+static void test_cfl_used(void **state)
+{
+    (void)state;
+    for (int chroma = MMP_CHROMA_444; chroma <= MMP_CHROMA_420; chroma++) {
+        mmp_image img, rec, dec;
+        assert_int_equal(mmp_image_alloc_channels(&img, 48, 32, 3, 255), 0);
+        rng_seed(7);
+        for (int i = 0; i < 48 * 32; i++) {
+            const int t = (int)((i * 37 + (i / 48) * 11) % 160) + (int)rng_below(8);
+            img.pix[i * 3 + 0] = (uint16_t)(40 + t);
+            img.pix[i * 3 + 1] = (uint16_t)(40 + t);
+            img.pix[i * 3 + 2] = (uint16_t)(200 - t);
+        }
+        mmp_settings st;
+        mmp_default_settings(&st);
+        st.lambda = 30;
+        st.engine = "seq";
+        st.chroma = chroma;
+        st.verbose = 1;
+        long cfl[4] = {-2, -2, -2, -2};
+        st.log = count_cfl;
+        st.log_opaque = cfl;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        char why[256] = "";
+        assert_int_equal(mmp_encode(&st, &img, &buf, &len, &rec, NULL, why, sizeof why), 0);
+        assert_int_equal(cfl[0], -1);
+        assert_true(cfl[1] > 0);
+        assert_true(cfl[2] > 0);
+        assert_int_equal(mmp_decode(buf, len, &dec, why, sizeof why), 0);
+        assert_memory_equal(dec.pix, rec.pix, sizeof(uint16_t) * 48 * 32 * 3);
+        free(buf);
+        mmp_image_free(&img);
+        mmp_image_free(&rec);
+        mmp_image_free(&dec);
+    }
+    roundtrip(40, 24, 3, 255, MMP_TRANSFORM_YCOCG_R, MMP_CHROMA_420, MMP_ALPHA_NONE, 30, 1);
+}
+
 /* Grey images ignore the colour settings: the same bytes whatever they say. */
 static void test_grey_unchanged(void **state)
 {
@@ -486,6 +542,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_chroma_420),
         cmocka_unit_test(test_roundtrip_colour),
         cmocka_unit_test(test_roundtrip_alpha),
+        cmocka_unit_test(test_cfl_used),
         cmocka_unit_test(test_grey_unchanged),
         cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_engines_switch_dictionary),

@@ -277,6 +277,7 @@ static void test_each_field_invalid(void **state)
         {4, 1, 3, MMP_EUNSUPPORTED, "unsupported format version 3"},
         {4, 1, 4, MMP_EUNSUPPORTED, "unsupported format version 4"},
         {4, 1, 5, MMP_EUNSUPPORTED, "unsupported format version 5"},
+        {4, 1, 7, MMP_EUNSUPPORTED, "unsupported format version 7"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
         {5, 1, 5, MMP_EUNSUPPORTED, "unsupported planes 5"},

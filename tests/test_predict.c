@@ -1,7 +1,8 @@
 /*
  * Tests for predict/: every mode on planes with known answers, every block
  * shape, reference substitution at image edges and inside a block, the H.264
- * 4x4 equations, LSP exactness and fallback, and a straightforward
+ * 4x4 equations, LSP exactness and fallback, CfL on planes with a luma
+ * reference, and a straightforward
  * re-implementation of docs/format.md section 6 ("naive_*" below, written from the
  * document rather than from predict.c) that the library must match bit for
  * bit on random planes and availability masks.
@@ -26,7 +27,7 @@ static const int shape_h[NSHAPES] = { 4, 4, 4, 8, 8, 8, 16, 16, 16 };
 static const int shape_w[NSHAPES] = { 4, 8, 16, 4, 8, 16, 4, 8, 16 };
 #define BLK (MMP_PRED_MAX * MMP_PRED_MAX)
 
-static const char *mode_name[MMP_NUM_MODES] = { "V", "H", "DC", "DDL", "DDR", "VR", "HD", "VL", "HU", "LSP" };
+static const char *mode_name[MMP_NUM_MODES] = { "V", "H", "DC", "DDL", "DDR", "VR", "HD", "VL", "HU", "LSP", "CfL" };
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -311,10 +312,63 @@ static int naive_lsp(const mmp_plane *p, int y0, int x0, int h, int w, int32_t d
 #undef OK
 }
 
+/* floor(a / b), b > 0, by the definition: the largest q with q * b <= a. */
+static int64_t naive_floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if (q * b > a)
+        q--;
+    return q;
+}
+
+/* Mode 10 as section 6 writes it; 0 (and out untouched) where it falls
+ * back to DC. */
+static int naive_cfl(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out)
+{
+    int64_t n = 0, sl = 0, sc = 0, sll = 0, slc = 0;
+    int ys[4 * MMP_PRED_MAX], xs[4 * MMP_PRED_MAX], k = 0;
+    for (int j = 0; j < 2 * w; j++, k++) {
+        ys[k] = y0 - 1;
+        xs[k] = x0 + j;
+    }
+    for (int i = 0; i < 2 * h; i++, k++) {
+        ys[k] = y0 + i;
+        xs[k] = x0 - 1;
+    }
+    for (int q = 0; q < k; q++) {
+        const int y = ys[q], x = xs[q];
+        if (!p->cfl || y < 0 || x < 0 || y >= p->height || x >= p->width || !*AV(p, y, x))
+            continue;
+        const int64_t c = *PIX(p, y, x), l = p->cfl[(size_t)y * p->width + x];
+        n++;
+        sl += l;
+        sc += c;
+        sll += l * l;
+        slc += l * c;
+    }
+    if (n == 0)
+        return 0;
+    const int64_t den = n * sll - sl * sl, num = n * slc - sl * sc;
+    int64_t alpha = den <= 0 ? 0 : naive_floor_div(128 * num + den, 2 * den);
+    alpha = alpha < -256 ? -256 : alpha > 256 ? 256 : alpha;
+    const int64_t ml = (sl + n / 2) / n, mc = (sc + n / 2) / n;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int64_t l = p->cfl[(size_t)(y0 + y) * p->width + x0 + x];
+            const int64_t v = mc + naive_floor_div(alpha * (l - ml) + 32, 64);
+            out[y * w + x] = (int32_t)(v < 0 ? 0 : v > p->maxval ? p->maxval : v);
+        }
+    return 1;
+}
+
 static void naive_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int32_t *out)
 {
     nrefs r;
     naive_refs(p, y0, x0, h, w, &r);
+    if (mode == MMP_PRED_CFL && naive_cfl(p, y0, x0, h, w, out))
+        return;
+    if (mode == MMP_PRED_CFL)
+        mode = MMP_PRED_DC;
     if (mode == MMP_PRED_LSP) {
         naive_lsp(p, y0, x0, h, w, naive_dc(&r, h, w), out);
         return;
@@ -792,8 +846,57 @@ static void test_random_consistency(void **state)
             break;
         }
         check_block(&p, y0, x0, h, w);
+        /* The same block of a chroma plane: a luma reference, random or a
+         * line through the chroma samples with noise. */
+        int32_t *ref = malloc(sizeof(int32_t) * (size_t)W * H);
+        assert_non_null(ref);
+        const int lmax = rndn(2) ? p.maxval : (p.maxval + 1) / 2;
+        for (int i = 0; i < W * H; i++)
+            ref[i] = trial % 3 ? rndn(lmax + 1) : (p.pix[i] / 2 + rndn(3)) % (lmax + 1);
+        p.cfl = ref;
+        assert_int_equal(mmp_plane_modes(&p), MMP_NUM_MODES);
+        check_block(&p, y0, x0, h, w);
+        p.cfl = NULL;
+        free(ref);
         plane_free(&p);
     }
+}
+
+/* CfL on a chroma plane that is a line of the luma reference, c = 2 l + 7
+ * over texture: within one of it everywhere (the means are rounded), where
+ * DC is far off; and the plane without a reference has no mode 10. */
+static void test_cfl_line(void **state)
+{
+    (void)state;
+    mmp_plane p = plane_new(48, 48, 1023);
+    int32_t *ref = malloc(sizeof(int32_t) * 48 * 48);
+    assert_non_null(ref);
+    for (int i = 0; i < 48 * 48; i++) {
+        ref[i] = (int32_t)((i * 37 + (i / 48) * 11) % 400);
+        p.pix[i] = 2 * ref[i] + 7;
+    }
+    assert_int_equal(mmp_plane_modes(&p), MMP_PRED_CFL);
+    p.cfl = ref;
+    assert_int_equal(mmp_plane_modes(&p), MMP_NUM_MODES);
+    for (int s = 0; s < NSHAPES; s++) {
+        const int h = shape_h[s], w = shape_w[s];
+        int32_t out[BLK], dc[BLK];
+        set_causal(&p, 16, 16, h);
+        mmp_predict(&p, MMP_PRED_CFL, 16, 16, h, w, out);
+        mmp_predict(&p, MMP_PRED_DC, 16, 16, h, w, dc);
+        int64_t err_dc = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const int32_t want = *PIX(&p, 16 + y, 16 + x);
+                if (abs(out[y * w + x] - want) > 1)
+                    fail_msg("%dx%d (%d,%d): CfL %d, want %d", h, w, x, y, out[y * w + x], want);
+                err_dc += abs(dc[y * w + x] - want);
+            }
+        assert_true(err_dc > 50 * h * w);
+        check_block(&p, 16, 16, h, w);
+    }
+    free(ref);
+    plane_free(&p);
 }
 
 /* Smooth random 16-bit content drives LSP far outside [0, maxval] unclipped. */
@@ -1031,6 +1134,7 @@ int main(void)
         cmocka_unit_test(test_h264_4x4),
         cmocka_unit_test(test_hand_values),
         cmocka_unit_test(test_random_consistency),
+        cmocka_unit_test(test_cfl_line),
         cmocka_unit_test(test_range_16bit),
         cmocka_unit_test(test_overlay_equivalence),
         cmocka_unit_test(test_lsp_ramp_exact),

@@ -119,6 +119,11 @@ pamcut -left 200 -top 200 -width 64 -height 48 images/colour/face.ppm > $T/f64.p
 enc -l 30 --chroma 420 $T/f64.ppm $C/decode/face-64x48-420-l30-filters.mmp
 enc -l 30 --filter off $T/c16.pgm $C/decode/camera-16x16-l30-nofilter.mmp
 enc -l 10 --alpha mmp --chroma 420 --order wavefront $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
+# Chroma from luma (format version 5, docs/format.md 6, mode 10): a crop
+# whose chroma planes choose CfL in a third of their leaves or more.
+pamcut -left 200 -top 200 -width 48 -height 32 images/colour/logo.ppm > $T/l48.ppm
+enc -l 30 $T/l48.ppm $C/decode/logo-48x32-cfl-l30.mmp
+enc -l 30 --chroma 420 $T/l48.ppm $C/decode/logo-48x32-cfl-420-l30.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
@@ -158,6 +163,7 @@ pamcut -left 200 -top 150 -width 64 -height 64 images/camera.pgm > $T/c64f.pgm
 enc -l 30 -d 64 $T/c64f.pgm $F/camera-64x64-l30-d64-filter.mmp
 pamcut -left 0 -top 0 -width 64 -height 48 $T/f64.ppm > $T/f64b.ppm
 enc -l 30 -d 64 --chroma 420 $T/f64b.ppm $F/face-64x48-420-l30-d64-filters.mmp
+enc -l 30 -d 64 $T/l48.ppm $F/logo-48x32-cfl-l30-d64.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,
