@@ -3,8 +3,9 @@
  *
  * Layout (docs/format.md section 2): all multi-byte fields little-endian.
  *   0  magic "MMPi"     4  version u8   5  planes u8   6  log2_block u8
- *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u32
- *  20  dict_cap u32    24  redund_q4 u32               28  lambda_q8 u32
+ *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u16
+ *  18  max_error u16   20  dict_cap u16   22  residual u8  23  reserved u8 (0)
+ *  24  redund_q4 u32   28  lambda_q8 u32
  *  32  payload_len u64 40  order u8    41  transform u8 42  chroma u8
  *  43  alpha u8        44  crc32 u32   48  payload
  *
@@ -32,7 +33,10 @@ enum {
     OFF_WIDTH = 8,
     OFF_HEIGHT = 12,
     OFF_MAXVAL = 16,
+    OFF_MAX_ERROR = 18,
     OFF_DICT_CAP = 20,
+    OFF_RESIDUAL = 22,
+    OFF_RESERVED = 23,
     OFF_REDUND_Q4 = 24,
     OFF_LAMBDA_Q8 = 28,
     OFF_PAYLOAD_LEN = 32,
@@ -56,6 +60,12 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+static void put_u16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
 static void put_u64(uint8_t *p, uint64_t v)
 {
     put_u32(p, (uint32_t)v);
@@ -65,6 +75,11 @@ static void put_u64(uint8_t *p, uint64_t v)
 static uint32_t get_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t get_u16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
 static uint64_t get_u64(const uint8_t *p)
@@ -81,8 +96,11 @@ void mmp_header_write(const mmp_header *h, uint8_t *out)
     out[OFF_LOG2_PMIN] = (uint8_t)h->log2_pmin;
     put_u32(out + OFF_WIDTH, h->width);
     put_u32(out + OFF_HEIGHT, h->height);
-    put_u32(out + OFF_MAXVAL, h->maxval);
-    put_u32(out + OFF_DICT_CAP, h->dict_cap);
+    put_u16(out + OFF_MAXVAL, h->maxval);
+    put_u16(out + OFF_MAX_ERROR, h->max_error);
+    put_u16(out + OFF_DICT_CAP, h->dict_cap);
+    out[OFF_RESIDUAL] = (uint8_t)h->residual;
+    out[OFF_RESERVED] = 0;
     put_u32(out + OFF_REDUND_Q4, h->redund_q4);
     put_u32(out + OFF_LAMBDA_Q8, h->lambda_q8);
     put_u64(out + OFF_PAYLOAD_LEN, h->payload_len);
@@ -172,8 +190,10 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     t.log2_pmin = buf[OFF_LOG2_PMIN];
     t.width = get_u32(buf + OFF_WIDTH);
     t.height = get_u32(buf + OFF_HEIGHT);
-    t.maxval = get_u32(buf + OFF_MAXVAL);
-    t.dict_cap = get_u32(buf + OFF_DICT_CAP);
+    t.maxval = get_u16(buf + OFF_MAXVAL);
+    t.max_error = get_u16(buf + OFF_MAX_ERROR);
+    t.dict_cap = get_u16(buf + OFF_DICT_CAP);
+    t.residual = buf[OFF_RESIDUAL];
     t.redund_q4 = get_u32(buf + OFF_REDUND_Q4);
     t.lambda_q8 = get_u32(buf + OFF_LAMBDA_Q8);
     t.payload_len = get_u64(buf + OFF_PAYLOAD_LEN);
@@ -206,6 +226,9 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
         return mmp_error(errbuf, errlen, MMP_ELIMIT,
                     "image too large: width x height = %u x %u exceeds %lld pixels",
                     t.width, t.height, (long long)MMP_MAX_PIXELS);
+    if (buf[OFF_RESERVED] != 0)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported reserved byte %u (only 0)",
+                         buf[OFF_RESERVED]);
     if (t.maxval < 1 || t.maxval > 65535)
         return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "invalid maxval %u (must be 1..65535)",
                     t.maxval);
@@ -215,13 +238,20 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     if (t.redund_q4 > MMP_MAX_REDUND_Q4)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "redund_q4 %u exceeds limit %u", t.redund_q4,
                     (unsigned)MMP_MAX_REDUND_Q4);
+    if (t.residual > MMP_RESIDUAL_ALONE)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                         "unsupported residual %u (0 none, 1 after MMP, 2 alone)", t.residual);
+    if (t.residual == MMP_RESIDUAL_NONE ? t.max_error != 0 : t.max_error > MMP_MAX_ERROR_LIMIT)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported max_error %u with residual %u",
+                         t.max_error, t.residual);
     /* lambda_q8 is informational: every value is valid. */
     if (t.order != MMP_ORDER_RASTER && t.order != MMP_ORDER_WAVEFRONT)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                     "unsupported order %u (0 raster, 1 wavefront)", t.order);
     /* Colour fields: only what the plane count allows (section 2). */
     const int colour = t.planes >= 3, alpha = t.planes == 2 || t.planes == 4;
-    if (colour ? t.transform != MMP_TRANSFORM_YCOCG_R && t.transform != MMP_TRANSFORM_YCBCR
+    if (colour ? t.transform != MMP_TRANSFORM_YCOCG_R && t.transform != MMP_TRANSFORM_YCBCR &&
+                     t.transform != MMP_TRANSFORM_RGB
                : t.transform != MMP_TRANSFORM_NONE)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                          "unsupported transform %u for %u planes", t.transform, t.planes);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 5
+#define MMP_FORMAT_VERSION 6
 /* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
 #define MMP_HEADER_SIZE 48
 /* Bytes of the header covered by the CRC (everything before the CRC field). */
@@ -34,17 +34,28 @@
 #define MMP_TRANSFORM_NONE 0     /* grey */
 #define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R; chroma at maxval 2 * maxval */
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
+#define MMP_TRANSFORM_RGB 3      /* none: the R, G and B planes as they are */
 #define MMP_CHROMA_444 0
 #define MMP_CHROMA_420 1
 #define MMP_ALPHA_NONE 0
 #define MMP_ALPHA_EXACT 1        /* the alpha plane's own exact coding */
 #define MMP_ALPHA_MMP 2          /* an MMP plane like the others (lossy) */
+/* The residual stage of lossless and near-lossless files (docs/format.md
+ * section 7.6): none (lossy), after each plane's MMP stage, or alone. */
+#define MMP_RESIDUAL_NONE 0
+#define MMP_RESIDUAL_AFTER_MMP 1
+#define MMP_RESIDUAL_ALONE 2
+/* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
+#define MMP_MAX_ERROR_LIMIT 32767
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */
 #define MMP_YCOCG_MAX_MAXVAL 32767
 
 typedef struct mmp_header {
     uint32_t width, height;   /* 1..MMP_MAX_DIM, width*height <= MMP_MAX_PIXELS */
     uint32_t maxval;          /* 1..65535 */
+    uint32_t max_error;       /* residual stage: every sample within this of the input;
+                                 0 without one */
+    uint32_t residual;        /* MMP_RESIDUAL_* */
     uint32_t planes;          /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     uint32_t log2_block;      /* 4: B = 16 */
     uint32_t log2_pmin;       /* 2: smallest prediction block side 4 */
@@ -63,8 +74,9 @@ typedef struct mmp_header {
 
 /*
  * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
- * version written is always MMP_FORMAT_VERSION; planes, log2_block,
- * log2_pmin, order, transform, chroma and alpha are stored as single bytes.
+ * version written is always MMP_FORMAT_VERSION; maxval, max_error and
+ * dict_cap as 16 bits; planes, log2_block, log2_pmin, residual, order,
+ * transform, chroma and alpha as single bytes.
  * h->payload_crc is written as given:
  * compute it with mmp_container_crc, or use mmp_container_build, which does
  * both.

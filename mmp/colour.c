@@ -50,7 +50,11 @@ enum {
 static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, int *v)
 {
     const int m = l->maxval;
-    if (l->transform == MMP_TRANSFORM_YCOCG_R) {
+    if (l->transform == MMP_TRANSFORM_RGB) {
+        *y = r;
+        *u = g;
+        *v = b;
+    } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
         const int co = r - b, t = b + (int)floor_shift(co, 1), cg = g - t;
         *y = t + (int)floor_shift(cg, 1);
         *u = co + m;
@@ -66,7 +70,11 @@ static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, in
 static void inverse(const mmp_layout *l, int y, int u, int v, uint16_t *rgb)
 {
     const int m = l->maxval;
-    if (l->transform == MMP_TRANSFORM_YCOCG_R) {
+    if (l->transform == MMP_TRANSFORM_RGB) {
+        rgb[0] = (uint16_t)y;
+        rgb[1] = (uint16_t)u;
+        rgb[2] = (uint16_t)v;
+    } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
         const int co = u - m, cg = v - m;
         const int t = y - (int)floor_shift(cg, 1), g = cg + t, b = t - (int)floor_shift(co, 1);
         rgb[0] = (uint16_t)clip(b + co, m);
@@ -182,7 +190,12 @@ int32_t *mmp_cfl_reference(const mmp_layout *l, int p, const uint16_t *luma, int
 
 double mmp_plane_weight(const mmp_layout *l, int p)
 {
-    if (l->ncolour == 1 || p == 0 || p == 3)
+    if (l->ncolour == 1 || p == 3)
+        return 1.0;
+    /* Without a transform each plane is one of the three channels. */
+    if (l->transform == MMP_TRANSFORM_RGB)
+        return p > 0 && l->chroma == MMP_CHROMA_420 ? 4.0 / 3 : 1.0 / 3;
+    if (p == 0)
         return 1.0;
     /* The squares of the plane's column of the inverse matrix, over three
      * channels. */

@@ -15,6 +15,7 @@
 #include "mmp/decoder.h"
 #include "mmp/mmp.h"
 #include "mmp/order.h"
+#include "mmp/refine.h"
 #include "mmp/syntax.h"
 
 _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
@@ -139,6 +140,26 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     return err;
 }
 
+/* Plane p with its residual stage (docs/format.md 7.6): after the MMP
+ * stage, its output is the base of the residual stage's prediction. luma:
+ * the decoded luma plane, residual stage included (as decode_plane). */
+static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int p,
+                                 mmp_rc_dec *rc, const uint16_t *luma, uint16_t *out,
+                                 const mmp_decode_check *chk)
+{
+    const int w = l->w[p], h = l->h[p], m = l->maxv[p], n = (int)hdr->max_error;
+    if (hdr->residual == MMP_RESIDUAL_ALONE)
+        return mmp_refine_decode(rc, NULL, out, w, h, m, n);
+    uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
+    if (!base)
+        return MMP_ENOMEM;
+    int err = decode_plane(hdr, l, p, rc, luma, base, chk);
+    if (!err)
+        err = mmp_refine_decode(rc, base, out, w, h, m, n);
+    free(base);
+    return err;
+}
+
 int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
                        const mmp_decode_check *chk, char *errbuf, size_t errlen)
 {
@@ -158,6 +179,8 @@ int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
     for (int p = 0; p < l.nplanes && !err; p++) {
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
+        else if (hdr.residual != MMP_RESIDUAL_NONE)
+            err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
         else
             err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
     }

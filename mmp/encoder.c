@@ -15,6 +15,7 @@
 #include "mmp/colour.h"
 #include "mmp/mmp.h"
 #include "mmp/order.h"
+#include "mmp/refine.h"
 #include "mmp/restore_fit.h"
 #include "mmp/search.h"
 #include "mmp/syntax.h"
@@ -82,7 +83,7 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     if (mmp_image_channels(img) >= 3) {
         if (st->transform != MMP_TRANSFORM_AUTO && st->transform != MMP_TRANSFORM_YCOCG_R &&
-            st->transform != MMP_TRANSFORM_YCBCR)
+            st->transform != MMP_TRANSFORM_YCBCR && st->transform != MMP_TRANSFORM_RGB)
             return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown colour transform %d",
                              st->transform);
         if (st->transform == MMP_TRANSFORM_YCOCG_R && img->maxval > MMP_YCOCG_MAX_MAXVAL)
@@ -95,6 +96,24 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
             return mmp_error(errbuf, errlen, MMP_EINVAL,
                              "chroma lambda factor must be above 0 and at most 1000000");
     }
+    if (st->max_error < -1 || st->max_error > MMP_MAX_ERROR)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "max error must be between 0 and %d",
+                         MMP_MAX_ERROR);
+    if (st->residual != MMP_RESIDUAL_AUTO && st->residual != MMP_RESIDUAL_AFTER_MMP &&
+        st->residual != MMP_RESIDUAL_ALONE)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown residual coding %d", st->residual);
+    if (st->max_error >= 0 && mmp_image_channels(img) >= 3) {
+        /* The bound holds on the planes; only these transforms carry it to RGB. */
+        if (st->chroma != MMP_CHROMA_444)
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "lossless and near-lossless coding need 4:4:4 chroma");
+        if (st->transform == MMP_TRANSFORM_YCBCR ||
+            (st->transform == MMP_TRANSFORM_YCOCG_R && st->max_error > 0))
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "%s does not keep the error bound: use the RGB transform%s",
+                             st->transform == MMP_TRANSFORM_YCBCR ? "YCbCr" : "YCoCg-R",
+                             st->max_error > 0 ? "" : " or YCoCg-R");
+    }
     if (mmp_image_has_alpha(img) && st->alpha != MMP_ALPHA_EXACT && st->alpha != MMP_ALPHA_MMP)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown alpha coding %d", st->alpha);
     const char *name = st->engine ? st->engine : "auto";
@@ -102,6 +121,37 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown engine '%s' (known: %s)", name,
                          mmp_engine_names());
     return 0;
+}
+
+/* Largest lambda_q8 the search is given: J = (D << 16) + lambda_q8 * R stays
+ * far inside 64 bits (R of a block is below 2^21 in 1/256 bit). */
+#define MAX_SEARCH_LAMBDA_Q8 ((int64_t)1 << 40)
+
+/*
+ * lambda_q8 on the image's sample scale: lambda weighs bits against squared
+ * errors on the 8-bit scale whatever the maxval, so the distortion of a
+ * maxval M image counts (255 / M)^2 times its squared error, which is the
+ * same as lambda times (M / 255)^2 against the raw squared error. At maxval
+ * 255 it is lambda_q8 itself.
+ */
+static int64_t scaled_lambda_q8(int64_t lambda_q8, int maxval)
+{
+    if (maxval == 255)
+        return lambda_q8;
+    const double s = (double)maxval / 255.0;
+    const double v = (double)lambda_q8 * s * s;
+    return v < (double)MAX_SEARCH_LAMBDA_Q8 ? llround(v) : MAX_SEARCH_LAMBDA_Q8;
+}
+
+/* The default redundancy threshold, min(lambda / 4, 8) on the 8-bit scale
+ * (dict/dict.c), brought to the image's scale. */
+static uint32_t scaled_redund_q4(uint32_t lambda_q8, int maxval)
+{
+    if (maxval == 255)
+        return mmp_redund_for_lambda(lambda_q8);
+    const double s = (double)maxval / 255.0;
+    const int64_t q4 = (scaled_lambda_q8(lambda_q8, maxval) + 32) / 64, cap = llround(128 * s * s);
+    return (uint32_t)(q4 < cap ? q4 : cap);
 }
 
 /* Everything the decoder needs to mirror the encoder. */
@@ -118,18 +168,33 @@ static void build_header(encoder *e)
     e->hdr.log2_block = MMP_LOG2B;
     e->hdr.log2_pmin = MMP_LOG2_PMIN;
     e->hdr.dict_cap = st->dict_cap;
-    e->hdr.redund_q4 = st->redundancy < 0 ? mmp_redund_for_lambda(lambda_q8)
+    e->hdr.redund_q4 = st->redundancy < 0 ? scaled_redund_q4(lambda_q8, e->img->maxval)
                                           : (uint32_t)llround(st->redundancy * 16.0);
     e->hdr.lambda_q8 = lambda_q8;
     e->hdr.order = (uint32_t)st->order;
     int transform = st->transform;
-    if (transform == MMP_TRANSFORM_AUTO)
+    if (transform == MMP_TRANSFORM_AUTO && st->max_error >= 0)
+        transform = st->max_error == 0 && e->img->maxval <= MMP_YCOCG_MAX_MAXVAL
+                        ? MMP_TRANSFORM_YCOCG_R
+                        : MMP_TRANSFORM_RGB;
+    else if (transform == MMP_TRANSFORM_AUTO)
         transform = e->img->maxval <= MMP_YCOCG_MAX_MAXVAL ? MMP_TRANSFORM_YCOCG_R
                                                             : MMP_TRANSFORM_YCBCR;
+    if (st->max_error >= 0) {
+        e->hdr.max_error = (uint32_t)st->max_error;
+        e->hdr.residual = st->residual == MMP_RESIDUAL_AUTO ? MMP_RESIDUAL_ALONE
+                                                            : (uint32_t)st->residual;
+    }
     e->hdr.transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     e->hdr.chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     e->hdr.alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;
     mmp_layout_of(&e->hdr, &e->lay);
+}
+
+/* Plane p is an exact alpha plane (docs/format.md 7.4). */
+static int is_exact_alpha(const mmp_layout *l, int p)
+{
+    return p == l->nplanes - 1 && l->alpha == MMP_ALPHA_EXACT;
 }
 
 /* The planes of the input and room for their reconstructions. */
@@ -142,7 +207,7 @@ static int make_planes(encoder *e)
         e->out[p] = malloc(n * sizeof(uint16_t));
         if (!e->in[p] || !e->out[p])
             return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
-        if (p != l->nplanes - 1 || l->alpha != MMP_ALPHA_EXACT)
+        if (!is_exact_alpha(l, p) && e->hdr.residual != MMP_RESIDUAL_ALONE)
             e->blocks_total += (long)((l->w[p] + MMP_B - 1) / MMP_B) * ((l->h[p] + MMP_B - 1) / MMP_B);
     }
     mmp_planes_from_image(l, e->img, e->in);
@@ -316,9 +381,9 @@ static int encode_step(encoder *e, int t)
 static int64_t plane_lambda_q8(const encoder *e, int p)
 {
     const double w = mmp_plane_weight(&e->lay, p);
-    if (w == 1.0)
-        return e->hdr.lambda_q8;
-    return llround((double)e->hdr.lambda_q8 * e->st->chroma_lambda / w);
+    const int64_t q8 = w == 1.0 ? e->hdr.lambda_q8
+                                : llround((double)e->hdr.lambda_q8 * e->st->chroma_lambda / w);
+    return scaled_lambda_q8(q8, e->lay.maxval);
 }
 
 /*
@@ -390,13 +455,44 @@ static int encode_plane(encoder *e, int p)
     return err;
 }
 
+/*
+ * Plane p with its residual stage (docs/format.md 7.6): after the MMP stage,
+ * whose output becomes the base of the prediction, or alone.
+ */
+static int encode_residual_plane(encoder *e, int p)
+{
+    const mmp_layout *l = &e->lay;
+    const int w = l->w[p], h = l->h[p];
+    uint16_t *base = NULL;
+    int err = 0;
+    if (e->hdr.residual == MMP_RESIDUAL_AFTER_MMP) {
+        if ((err = encode_plane(e, p)))
+            return err;
+        if (!(base = malloc(sizeof(uint16_t) * (size_t)w * h)))
+            return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+        memcpy(base, e->out[p], sizeof(uint16_t) * (size_t)w * h);
+    }
+    const double t0 = mmp_now_seconds();
+    err = mmp_refine_encode(&e->rc, e->in[p], base, e->out[p], w, h, l->maxv[p],
+                            (int)e->hdr.max_error);
+    e->code_s += mmp_now_seconds() - t0;
+    free(base);
+    if (err)
+        return mmp_error(e->errbuf, e->errlen, err, "%s",
+                         err == MMP_ENOMEM ? "out of memory" : "internal error: residual stage");
+    return 0;
+}
+
 /* Every plane in payload order: the MMP planes, then an exact alpha plane. */
 static int encode_planes(encoder *e)
 {
     const mmp_layout *l = &e->lay;
     for (int p = 0; p < l->nplanes; p++) {
         int err;
-        if (p == l->nplanes - 1 && l->alpha == MMP_ALPHA_EXACT) {
+        if (!is_exact_alpha(l, p) && e->hdr.residual != MMP_RESIDUAL_NONE) {
+            if ((err = encode_residual_plane(e, p)))
+                return err;
+        } else if (is_exact_alpha(l, p)) {
             const double t0 = mmp_now_seconds();
             err = mmp_alpha_encode(&e->rc, e->in[p], l->w[p], l->h[p], l->maxv[p]);
             if (err)

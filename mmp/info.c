@@ -36,6 +36,8 @@ int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf,
     info->transform = (int)h.transform;
     info->chroma = (int)h.chroma;
     info->alpha = (int)h.alpha;
+    info->residual = (int)h.residual;
+    info->max_error = h.residual == MMP_RESIDUAL_NONE ? -1 : (int)h.max_error;
     info->crc = h.payload_crc;
     return MMP_OK;
 }

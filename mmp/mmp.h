@@ -84,8 +84,11 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_TRANSFORM_NONE 0     /* grey images */
 #define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R (maxval up to 32767) */
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
+#define MMP_TRANSFORM_RGB 3      /* none: R, G and B coded as they are */
 /* In the settings, 0 asks for the default: YCoCg-R (the better by BD-rate,
- * docs/results/tuning/colour-2026-11-23.md), or YCbCr above maxval 32767. */
+ * docs/results/tuning/colour-2026-11-23.md), or YCbCr above maxval 32767;
+ * with max_error >= 0, YCoCg-R for lossless files up to maxval 32767 and
+ * RGB otherwise (the only transforms whose inverse keeps the bound). */
 #define MMP_TRANSFORM_AUTO 0
 /* The chroma planes' sampling: */
 #define MMP_CHROMA_444 0         /* full resolution */
@@ -117,13 +120,22 @@ typedef struct mmp_settings {
                              * encoder's search (README, "Speed presets"). The format and
                              * the decoder are the same at every speed, and every engine
                              * writes the same bytes at a given speed */
-    int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R
-                             * or MMP_TRANSFORM_YCBCR */
+    int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R,
+                             * MMP_TRANSFORM_YCBCR or MMP_TRANSFORM_RGB */
     int chroma;             /* colour images: MMP_CHROMA_444 (default) or MMP_CHROMA_420 */
     int alpha;              /* images with alpha: MMP_ALPHA_EXACT (default) or MMP_ALPHA_MMP */
     double chroma_lambda;   /* the chroma planes' lambda is lambda times this, divided by
                              * how much a chroma sample's error weighs in the RGB error
                              * (default 1) */
+    int max_error;          /* -1 (default): lossy, lambda decides; 0: lossless, the decoder
+                             * gives back every sample exactly; N > 0 (at most
+                             * MMP_MAX_ERROR): near-lossless, every sample within N.
+                             * Needs 4:4:4, and for N > 0 in colour MMP_TRANSFORM_RGB
+                             * (what AUTO picks); docs/format.md section 7.6 */
+    int residual;           /* with max_error >= 0, how planes reach the bound:
+                             * MMP_RESIDUAL_AUTO (default), MMP_RESIDUAL_AFTER_MMP (MMP at
+                             * lambda, then the residual stage) or MMP_RESIDUAL_ALONE
+                             * (the residual stage's own prediction, no MMP) */
     int restoration;        /* 1 (default): each plane gets the restoration filter that
                              * lowers its cost (docs/format.md section 7.5), or none where
                              * none does; 0: no plane gets one */
@@ -142,6 +154,14 @@ typedef struct mmp_settings {
 } mmp_settings;
 
 #define MMP_DEFAULT_DICT_CAP 1024
+/* Largest max_error (mmp_settings). */
+#define MMP_MAX_ERROR 32767
+/* How lossless and near-lossless planes are coded (mmp_settings.residual,
+ * mmp_file_info.residual; docs/format.md 7.6). */
+#define MMP_RESIDUAL_AUTO 0       /* settings: the encoder's choice */
+#define MMP_RESIDUAL_NONE 0       /* files: lossy, no residual stage */
+#define MMP_RESIDUAL_AFTER_MMP 1
+#define MMP_RESIDUAL_ALONE 2
 /* The fastest speed preset (mmp_settings.speed). */
 #define MMP_MAX_SPEED 4
 
@@ -195,6 +215,9 @@ typedef struct mmp_file_info {
     int transform;           /* MMP_TRANSFORM_* */
     int chroma;              /* MMP_CHROMA_* */
     int alpha;               /* MMP_ALPHA_* */
+    int residual;            /* MMP_RESIDUAL_NONE (lossy), _AFTER_MMP or _ALONE */
+    int max_error;           /* with a residual stage, the bound on every sample's error
+                              * (0: lossless); -1 for lossy files */
     uint32_t crc;            /* the CRC-32 the header stores (checked) */
 } mmp_file_info;
 

@@ -309,7 +309,9 @@ static void test_probe_fields(void **state)
         int dict_cap, order;
         uint32_t lambda_q8, redund_q4;
     } cases[] = {{75, 3.25, 512, MMP_ORDER_WAVEFRONT, 19200, 52},
-                 {10.5, -1, 1024, MMP_ORDER_RASTER, 2688, 42}};
+                 /* The derived threshold is min(lambda / 4, 8) on the 8-bit scale,
+                  * times (1023 / 255)^2 here: (round(2688 (1023 / 255)^2) + 32) / 64. */
+                 {10.5, -1, 1024, MMP_ORDER_RASTER, 2688, 676}};
     for (int i = 0; i < 2; i++) {
         st.lambda = cases[i].lambda;
         st.redundancy = cases[i].redundancy;
@@ -322,7 +324,9 @@ static void test_probe_fields(void **state)
         mmp_file_info fi;
         memset(&fi, 0xa5, sizeof fi);
         assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
-        assert_int_equal(fi.version, 5);
+        assert_int_equal(fi.version, 6);
+        assert_int_equal(fi.residual, MMP_RESIDUAL_NONE);
+        assert_int_equal(fi.max_error, -1);
         assert_int_equal(fi.planes, 1);
         assert_int_equal(fi.log2_block, 4);
         assert_int_equal(fi.log2_pmin, 2);

@@ -132,7 +132,9 @@ static void test_layout(void **state)
     h.width = 0x01020304;
     h.height = 0x05060708;
     h.maxval = 0x0000abcd;
-    h.dict_cap = 0x11223344;
+    h.max_error = 0x1234;
+    h.dict_cap = 0x3344;
+    h.residual = 0x05;
     h.redund_q4 = 0x55667788;
     h.lambda_q8 = 0x99aabbcc;
     h.payload_len = 0x0102030405060708ull;
@@ -142,7 +144,7 @@ static void test_layout(void **state)
     static const uint8_t want[MMP_HEADER_SIZE] = {
         'M', 'M', 'P', 'i', MMP_FORMAT_VERSION, 4, 4, 2,
         0x04, 0x03, 0x02, 0x01, 0x08, 0x07, 0x06, 0x05,
-        0xcd, 0xab, 0x00, 0x00, 0x44, 0x33, 0x22, 0x11,
+        0xcd, 0xab, 0x34, 0x12, 0x44, 0x33, 0x05, 0x00,
         0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99,
         0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
         0x01, 0x02, 0x01, 0x01, 0xef, 0xbe, 0xad, 0xde,
@@ -161,9 +163,9 @@ static void test_layout(void **state)
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
     /* The worked example in docs/format.md section 2. */
-    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x827CE803u);
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x1B3C0F6Cu);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
-        0x4D, 0x4D, 0x50, 0x69, 0x05, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x4D, 0x4D, 0x50, 0x69, 0x06, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
         0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
         0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
         0x01, 0x01,
@@ -203,6 +205,8 @@ static void test_colour_fields(void **state)
         {2, 0, 0, 2, 65535, MMP_OK, NULL},
         {3, 1, 1, 0, 32767, MMP_OK, NULL},
         {3, 2, 0, 0, 65535, MMP_OK, NULL},
+        {4, 3, 0, 1, 65535, MMP_OK, NULL},
+        {1, 3, 0, 0, 255, MMP_EUNSUPPORTED, "unsupported transform 3 for 1 planes"},
         {1, 0, 1, 0, 255, MMP_EUNSUPPORTED, "unsupported chroma 1 for 1 planes"},
         {2, 0, 0, 0, 255, MMP_EUNSUPPORTED, "unsupported alpha 0 for 2 planes"},
         {1, 0, 0, 1, 255, MMP_EUNSUPPORTED, "unsupported alpha 1 for 1 planes"},
@@ -232,6 +236,35 @@ static void test_colour_fields(void **state)
     }
 }
 
+/* The residual stage's fields: the bound only with a stage, and within the
+ * quantiser's 16 bits. */
+static void test_residual_fields(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t residual, max_error;
+        int code;
+    } cases[] = {
+        {0, 0, MMP_OK},           {1, 0, MMP_OK},           {2, 32767, MMP_OK},
+        {1, 32768, MMP_EUNSUPPORTED}, {2, 65535, MMP_EUNSUPPORTED}, {0, 7, MMP_EUNSUPPORTED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mmp_header h, got;
+        fill_header(&h);
+        h.residual = cases[i].residual;
+        h.max_error = cases[i].max_error;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        assert_int_equal(mmp_container_build(&h, NULL, 0, &buf, &len), MMP_OK);
+        assert_int_equal(mmp_header_parse(buf, len, &got, NULL, 0), cases[i].code);
+        if (cases[i].code == MMP_OK) {
+            assert_int_equal(got.residual, cases[i].residual);
+            assert_int_equal(got.max_error, cases[i].max_error);
+        }
+        free(buf);
+    }
+}
+
 static void test_each_field_invalid(void **state)
 {
     (void)state;
@@ -243,7 +276,8 @@ static void test_each_field_invalid(void **state)
         {4, 1, 2, MMP_EUNSUPPORTED, "unsupported format version 2"},
         {4, 1, 3, MMP_EUNSUPPORTED, "unsupported format version 3"},
         {4, 1, 4, MMP_EUNSUPPORTED, "unsupported format version 4"},
-        {4, 1, 6, MMP_EUNSUPPORTED, "unsupported format version 6"},
+        {4, 1, 5, MMP_EUNSUPPORTED, "unsupported format version 5"},
+        {4, 1, 7, MMP_EUNSUPPORTED, "unsupported format version 7"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
         {5, 1, 5, MMP_EUNSUPPORTED, "unsupported planes 5"},
@@ -261,7 +295,10 @@ static void test_each_field_invalid(void **state)
         {12, 4, MMP_MAX_DIM + 1, MMP_ELIMIT, "height"},
         {16, 4, 0, MMP_EBITSTREAM, "maxval"},
         {16, 4, 65536, MMP_EBITSTREAM, "maxval"},
+        {18, 1, 1, MMP_EUNSUPPORTED, "unsupported max_error 1 with residual 0"},
         {20, 4, 0, MMP_ELIMIT, "dict_cap"},
+        {22, 1, 3, MMP_EUNSUPPORTED, "unsupported residual 3"},
+        {23, 1, 1, MMP_EUNSUPPORTED, "unsupported reserved byte 1"},
         {20, 4, MMP_MIN_DICT_CAP - 1, MMP_ELIMIT, "dict_cap"},
         {20, 4, MMP_MAX_DICT_CAP + 1, MMP_ELIMIT, "dict_cap"},
         {24, 4, (uint64_t)MMP_MAX_REDUND_Q4 + 1, MMP_ELIMIT, "redund_q4"},
@@ -274,7 +311,7 @@ static void test_each_field_invalid(void **state)
         {40, 1, 2, MMP_EUNSUPPORTED, "unsupported order 2"},
         {40, 1, 255, MMP_EUNSUPPORTED, "unsupported order 255"},
         {41, 1, 0, MMP_EUNSUPPORTED, "unsupported transform 0 for 4 planes"},
-        {41, 1, 3, MMP_EUNSUPPORTED, "unsupported transform 3 for 4 planes"},
+        {41, 1, 4, MMP_EUNSUPPORTED, "unsupported transform 4 for 4 planes"},
         {42, 1, 2, MMP_EUNSUPPORTED, "unsupported chroma 2 for 4 planes"},
         {42, 1, 255, MMP_EUNSUPPORTED, "unsupported chroma 255"},
         {43, 1, 0, MMP_EUNSUPPORTED, "unsupported alpha 0 for 4 planes"},
@@ -480,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_each_field_invalid),
         cmocka_unit_test(test_colour_fields),
+        cmocka_unit_test(test_residual_fields),
         cmocka_unit_test(test_too_many_pixels),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_truncation),

@@ -664,6 +664,7 @@ static void test_fuzz_files(void **state)
     (void)state;
     need_bin();
     tally t = {0};
+    int stale_seeds = 0;
     const char *dirs[] = {"tests/fuzz/corpus/decode", "tests/fuzz/regress/decode"};
     for (size_t k = 0; k < 2; k++) {
         DIR *d = opendir(dirs[k]);
@@ -681,13 +682,21 @@ static void test_fuzz_files(void **state)
                 continue;
             snprintf(what, sizeof what, "%s", p);
             int rc = decode_blob(b, n, what, &t);
-            if (k == 0 && rc != 0)
+            /* A seed of an older format version is rejected with its one
+             * line like any file; it waits for the corpus to be regenerated
+             * (docs/fuzzing.md). Seeds of this version must decode. */
+            const int stale = n > 4 && memcmp(b, MMP_MAGIC, 4) == 0 && b[4] != MMP_FORMAT_VERSION;
+            stale_seeds += k == 0 && stale;
+            if (k == 0 && rc != 0 && !stale)
                 fail_msg("seed file %s does not decode", p);
             free(b);
         }
         closedir(d);
     }
     print_tally("fuzz corpus files", &t);
+    if (stale_seeds)
+        print_message("%d seed files of an older format version (rejected): regenerate the corpus\n",
+                      stale_seeds);
 }
 
 /* PGM files, valid and mutated, through the encoder. */

@@ -253,7 +253,8 @@ static void test_16bit(void **state)
             roundtrip(&img, lambdas[l], &bytes, &q);
             print_message("40x24 maxval %5d lambda %4g: %zu bytes, PSNR %.2f dB\n", maxvals[m],
                           lambdas[l], bytes, q);
-            assert_true(q > 30.0);
+            /* Lambda is on the 8-bit scale: 1000 is a low quality at any maxval. */
+            assert_true(q > (lambdas[l] < 100 ? 35.0 : 22.0));
         }
         mmp_image_free(&img);
     }

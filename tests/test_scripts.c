@@ -389,6 +389,34 @@ static void test_compare_jpeg(void **state)
     assert_int_equal(check_csv("cmp.csv", 2, "jpeg"), 2);
 }
 
+/* compare --lossless: mmp's row (and PNG's where pnmtopng is installed), each
+ * decoded file checked sample by sample; --table prints them. */
+static void test_compare_lossless(void **state)
+{
+    (void)state;
+    need_python();
+    make_crop("crop.pgm");
+    const int png = have_tool("pnmtopng") && have_tool("pngtopnm");
+    assert_int_equal(run("\"$PY\" scripts/compare --lossless -c %s -o '%s/ll.csv' '%s/crop.pgm'",
+                         png ? "mmp,png" : "mmp", dir, dir), 0);
+    static char text[4096];
+    get("ll.csv", text, sizeof text);
+    assert_non_null(strstr(text, "image,width,height,channels,maxval,codec,param,bytes,"
+                                 "bits_per_sample,exact,enc_seconds,dec_seconds"));
+    assert_non_null(strstr(text, ",mmp,lossless,"));
+    assert_null(strstr(text, ",no,"));
+    if (png)
+        assert_non_null(strstr(text, ",png,"));
+    assert_int_equal(run("\"$PY\" scripts/compare --table '%s/ll.csv'", dir), 0);
+    assert_non_null(strstr(cap_out, "| crop | 255 |"));
+    /* --near 2: mmp's row within the bound, under its name */
+    assert_int_equal(run("\"$PY\" scripts/compare --lossless --near 2 -c mmp -o '%s/nl.csv' '%s/crop.pgm'",
+                         dir, dir), 0);
+    get("nl.csv", text, sizeof text);
+    assert_non_null(strstr(text, ",mmp,near=2,"));
+    assert_null(strstr(text, ",no,"));
+}
+
 static void test_compare_missing_tool(void **state)
 {
     (void)state;
@@ -756,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_rdsweep_row),
         cmocka_unit_test(test_rdsweep_errors),
         cmocka_unit_test(test_compare_jpeg),
+        cmocka_unit_test(test_compare_lossless),
         cmocka_unit_test(test_compare_missing_tool),
         cmocka_unit_test(test_colour_psnr),
         cmocka_unit_test(test_compare_colour_jpeg),

@@ -16,7 +16,7 @@
  *   Images           images_find, images_dir, read_image, load_image,
  *                    image_crop, crop, load_crop, camera_16bit_crop,
  *                    for_each_image_crop
- *   Encoding         encode_or_fail, assert_same_bytes
+ *   Encoding         encode_or_fail, encode_refused, assert_same_bytes
  *   Engines          random_pattern, grow_dict, random_tables, random_leaf,
  *                    engine_set (engine_add, engine_set_free, engine_run),
  *                    match_run: the checkasm-style comparison of engines'
@@ -327,6 +327,20 @@ static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_
     if (rc)
         fail_msg("encode %dx%d lambda %g with %s -t %d: %d %s", img->width, img->height, lambda,
                  engine, threads, rc, err);
+}
+
+/* mmp_encode of img with s must be refused: MMP_EINVAL, no file, and a
+ * message that contains `needle` (NULL: any message). */
+static inline void encode_refused(const mmp_settings *s, const mmp_image *img, const char *needle)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(s, img, &buf, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_null(buf);
+    assert_true(err[0] != 0);
+    if (needle)
+        assert_non_null(strstr(err, needle));
 }
 
 /* Fails the test, naming the first differing byte, unless buf (what `who`

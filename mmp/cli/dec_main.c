@@ -28,7 +28,9 @@ static int usage(FILE *f)
                "      --info           print the file's header fields on stdout, one\n"
                "                       name=value a line, and decode nothing (no -o, no\n"
                "                       --stats); the file is checked as decoding checks it\n"
-               "                       before it starts (header, length, CRC)\n"
+               "                       before it starts (header, length, CRC); max_error is\n"
+               "                       the bound on every sample's error (0: lossless,\n"
+               "                       none: lossy)\n"
                "      --stats          print one line: bytes, seconds, size\n"
                "  -v, --verbose        more detail on stderr\n"
                "  -q, --quiet          nothing but errors\n"
@@ -108,10 +110,17 @@ static int print_info(const char *in_path)
     print_fixed("lambda", fi.lambda_q8, 8);
     printf("payload_len=%llu\n", (unsigned long long)fi.payload_len);
     printf("order=%s\n", fi.order == MMP_ORDER_WAVEFRONT ? "wavefront" : "raster");
-    static const char *const transform[] = {"none", "ycocg-r", "ycbcr"};
+    static const char *const transform[] = {"none", "ycocg-r", "ycbcr", "rgb"};
     static const char *const alpha[] = {"none", "exact", "mmp"};
+    static const char *const residual[] = {"none", "mmp", "alone"};
     printf("transform=%s\nchroma=%s\nalpha=%s\n", transform[fi.transform],
            fi.chroma == MMP_CHROMA_420 ? "420" : "444", alpha[fi.alpha]);
+    /* The bound on every decoded sample's error: lossless, near-lossless or none. */
+    printf("residual=%s\n", residual[fi.residual]);
+    if (fi.max_error < 0)
+        printf("max_error=none\n");
+    else
+        printf("max_error=%d\n", fi.max_error);
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
     return mmp_cli_stdout_done(prog);
 }

@@ -26,7 +26,19 @@ static int usage(FILE *f)
             "their depth: maxval is the file's (2^bits - 1 for PNG).\n"
             "\n"
             "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
-            "                       higher means fewer bits and lower quality\n"
+            "                       higher means fewer bits and lower quality. It weighs\n"
+            "                       bits against squared errors on the 8-bit scale at every\n"
+            "                       maxval (errors count (255 / maxval)^2 times)\n"
+            "      --lossless       the decoder gives back every sample exactly\n"
+            "      --max-error N    near-lossless: every decoded sample within N of the\n"
+            "                       input (0 to %d; 0 is --lossless); the bound is in the\n"
+            "                       file (mmp-dec --info). Colour needs --chroma 444, and\n"
+            "                       N > 0 the rgb transform (the default then). Neither\n"
+            "                       takes the lambda targets below\n"
+            "      --residual R     how --lossless and --max-error planes reach the bound:\n"
+            "                       alone (the residual coder's own prediction), mmp (MMP\n"
+            "                       at lambda first, then the residual coder on its\n"
+            "                       output) or auto (default: alone)\n"
             "      --target-bpp X   choose lambda for X bits per pixel (within 3 %%)\n"
             "      --target-psnr Y  choose lambda for a PSNR of Y dB: the smallest file of at\n"
             "                       least Y - 0.05 dB\n"
@@ -67,8 +79,9 @@ static int usage(FILE *f)
             "                       4 searches one mode. Same format: any mmp-dec decodes\n"
             "                       it, and every engine writes the same bytes at a speed\n"
             "      --colour T       colour transform: ycocg-r (reversible; maxval up to\n"
-            "                       32767) or ycbcr (BT.601 full range) (default: ycocg-r,\n"
-            "                       ycbcr above maxval 32767)\n"
+            "                       32767), ycbcr (BT.601 full range) or rgb (none)\n"
+            "                       (default: ycocg-r, ycbcr above maxval 32767; with\n"
+            "                       --max-error N > 0, or lossless above 32767, rgb)\n"
             "      --chroma S       chroma sampling: 444 or 420 (half width and height)\n"
             "                       (default 444)\n"
             "      --chroma-lambda F  the chroma planes' lambda is lambda times F over their\n"
@@ -86,7 +99,8 @@ static int usage(FILE *f)
             "      --stats          print one line: bytes, bpp, PSNR (over RGB for colour,\n"
             "                       alpha left out), seconds, size, lambda, engine (the one\n"
             "                       that ran), channels, the PSNR of each coded plane; with\n"
-            "                       a target also probes, and seconds of the whole search\n"
+            "                       a target also probes, and seconds of the whole search;\n"
+            "                       last max_abs_error, the largest sample error\n"
             "  -v, --verbose        more detail on stderr\n"
             "  -q, --quiet          no progress bar\n"
             "  -h, --help           this help\n"
@@ -97,7 +111,7 @@ static int usage(FILE *f)
             "with several hard links is refused (not detached, not changed in place). A\n"
             "device, FIFO or socket is written in place; a symbolic link is followed.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.\n",
-            mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP, MMP_MAX_SPEED);
+            MMP_MAX_ERROR, mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP, MMP_MAX_SPEED);
     return mmp_cli_stdout_done(prog);
 }
 
@@ -123,6 +137,19 @@ static int write_blob(void *opaque, void *file)
     return fwrite(b->data, 1, b->len, file) == b->len ? 0 : MMP_EIO;
 }
 
+
+/* The largest difference between two samples of a and b (same size and
+ * channels): 0 for a lossless file, at most N for --max-error N. */
+static int max_abs_error(const mmp_image *a, const mmp_image *b)
+{
+    const size_t n = (size_t)a->width * a->height * mmp_image_channels(a);
+    int m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int d = abs((int)a->pix[i] - (int)b->pix[i]);
+        m = d > m ? d : m;
+    }
+    return m;
+}
 
 /* The library's messages: warnings unless -q, figures with -v. */
 typedef struct log_ctx {
@@ -211,7 +238,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
            OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_FILTER, OPT_BPP, OPT_PSNR,
-           OPT_BYTES, OPT_SPEED };
+           OPT_BYTES, OPT_SPEED, OPT_LOSSLESS, OPT_MAX_ERROR, OPT_RESIDUAL };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
@@ -224,6 +251,9 @@ int main(int argc, char **argv)
         {"chroma-lambda", required_argument, 0, OPT_CHROMA_LAMBDA},
         {"alpha", required_argument, 0, OPT_ALPHA},
         {"filter", required_argument, 0, OPT_FILTER},
+        {"lossless", no_argument, 0, OPT_LOSSLESS},
+        {"max-error", required_argument, 0, OPT_MAX_ERROR},
+        {"residual", required_argument, 0, OPT_RESIDUAL},
         {"stats", no_argument, 0, OPT_STATS},
         {"target-bpp", required_argument, 0, OPT_BPP},
         {"target-psnr", required_argument, 0, OPT_PSNR},
@@ -305,8 +335,11 @@ int main(int argc, char **argv)
                 st.transform = MMP_TRANSFORM_YCBCR;
             } else if (!strcmp(optarg, "ycocg-r")) {
                 st.transform = MMP_TRANSFORM_YCOCG_R;
+            } else if (!strcmp(optarg, "rgb")) {
+                st.transform = MMP_TRANSFORM_RGB;
             } else {
-                mmp_cli_error(prog, "unknown colour transform '%s' (ycbcr or ycocg-r)", optarg);
+                mmp_cli_error(prog, "unknown colour transform '%s' (ycbcr, ycocg-r or rgb)",
+                              optarg);
                 return MMP_EXIT_USAGE;
             }
             break;
@@ -327,6 +360,33 @@ int main(int argc, char **argv)
                 st.alpha = MMP_ALPHA_MMP;
             } else {
                 mmp_cli_error(prog, "unknown alpha coding '%s' (exact or mmp)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_LOSSLESS:
+        case OPT_MAX_ERROR: {
+            long n = 0;
+            if (c == OPT_MAX_ERROR && parse_long(optarg, 0, MMP_MAX_ERROR, &n)) {
+                mmp_cli_error(prog, "invalid max error '%s' (an integer from 0 to %d)", optarg,
+                              MMP_MAX_ERROR);
+                return MMP_EXIT_USAGE;
+            }
+            if (st.max_error >= 0 && st.max_error != n) {
+                mmp_cli_error(prog, "--lossless and --max-error disagree");
+                return MMP_EXIT_USAGE;
+            }
+            st.max_error = (int)n;
+            break;
+        }
+        case OPT_RESIDUAL:
+            if (!strcmp(optarg, "auto")) {
+                st.residual = MMP_RESIDUAL_AUTO;
+            } else if (!strcmp(optarg, "mmp")) {
+                st.residual = MMP_RESIDUAL_AFTER_MMP;
+            } else if (!strcmp(optarg, "alone")) {
+                st.residual = MMP_RESIDUAL_ALONE;
+            } else {
+                mmp_cli_error(prog, "unknown residual coding '%s' (auto, mmp or alone)", optarg);
                 return MMP_EXIT_USAGE;
             }
             break;
@@ -419,6 +479,11 @@ int main(int argc, char **argv)
                                                  "--max-bytes (see --help)"
                                                : "-l cannot be combined with --target-bpp, "
                                                  "--target-psnr or --max-bytes (see --help)");
+        return MMP_EXIT_USAGE;
+    }
+    if (rc_count && st.max_error >= 0) {
+        mmp_cli_error(prog, "--lossless and --max-error cannot be combined with --target-bpp, "
+                            "--target-psnr or --max-bytes (see --help)");
         return MMP_EXIT_USAGE;
     }
     if (argc - optind != 2) {
@@ -534,6 +599,7 @@ int main(int argc, char **argv)
                     stats.engine, mmp_image_channels(&img), planes);
             if (rc_kind != MMP_RATE_NONE)
                 fprintf(taken ? stderr : stdout, " probes=%d", rc.probes);
+            fprintf(taken ? stderr : stdout, " max_abs_error=%d", max_abs_error(&img, &rec));
             fputc('\n', taken ? stderr : stdout);
         }
     }

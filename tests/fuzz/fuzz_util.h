@@ -235,7 +235,10 @@ static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
  * (byte 6): b % 4 = 0 speed 4, 1 speed 2, 2 speed 1, 3 speed 0 (the
  * exhaustive search, a quarter of the inputs: the presets prune the same
  * code, and the fast ones let the round trips run several times as often);
- * alpha (byte 5): b % 2 = 0 exact, 1 MMP. Engine seq, one thread. */
+ * alpha (byte 5): b % 2 = 0 exact, 1 MMP; lossless and near-lossless
+ * (byte 4): b / 8 % 4 = 0 or 1 lossy, 2 lossless, 3 max error b / 32 % 8
+ * (0 to 7), with the residual stage after MMP when b / 16 % 2 = 1, else
+ * alone. Engine seq, one thread. */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -261,13 +264,20 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->restoration = byte_at(d, n, 6) / 128 ? 0 : 1;
     static const int speeds[4] = {4, 2, 1, 0};
     s->speed = speeds[byte_at(d, n, 6) % 4];
+    s->max_error = cb / 8 % 4 < 2 ? -1 : cb / 8 % 4 == 2 ? 0 : (int)(cb / 32 % 8);
+    s->residual = cb / 16 % 2 ? MMP_RESIDUAL_AFTER_MMP : MMP_RESIDUAL_ALONE;
 }
 
-/* Settings that the image allows: YCoCg-R only up to maxval 32767. */
+/* Settings that the image allows: YCoCg-R only up to maxval 32767; a
+ * bound needs 4:4:4 and a transform that keeps it (the default's). */
 static inline void fuzz_fit_settings(mmp_settings *s, const mmp_image *img)
 {
     if (img->maxval > 32767)
         s->transform = MMP_TRANSFORM_YCBCR;
+    if (s->max_error >= 0) {
+        s->transform = MMP_TRANSFORM_AUTO;
+        s->chroma = MMP_CHROMA_444;
+    }
 }
 
 /* ------------------------------------------------ encode, then decode */
@@ -295,6 +305,11 @@ static inline void fuzz_encode_checked(const mmp_settings *s, const mmp_image *i
     for (size_t i = 0; i < n; i++)
         if (rec->pix[i] > rec->maxval)
             abort();
+    /* A bound holds on every sample (lossless: every sample back). */
+    if (s->max_error >= 0)
+        for (size_t i = 0; i < n; i++)
+            if (abs((int)rec->pix[i] - (int)img->pix[i]) > s->max_error)
+                abort();
     /* Alpha coded exactly comes back exactly. */
     if (mmp_image_has_alpha(img) && s->alpha == MMP_ALPHA_EXACT)
         for (size_t i = ch - 1; i < n; i += ch)

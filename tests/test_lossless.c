@@ -1,0 +1,326 @@
+/*
+ * Lossless and near-lossless files (docs/format.md section 7.6) and lambda
+ * on the 8-bit scale at every maxval: decoded samples equal to the input
+ * for maxval 1 to 65535, grey, colour and alpha, noise included, with the
+ * residual stage alone and after MMP; every sample within N for
+ * --max-error N; the header's bound; rate and PSNR falling with lambda at
+ * 16 bits; a 1-bit image that comes back nearly right at the default lambda.
+ * Crops of 32 x 32 and smaller keep it under a few seconds.
+ * The sample comparisons are made here, not by the codec's own metrics.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mmp/mmp.h"
+#include "util.h"
+
+/* The 32 x 32 crop of camera.pgm at (200, 100), rescaled to maxval with
+ * rounding (maxval 1: a threshold at mid-grey), in `channels` channels: the
+ * others are the crop shifted by a few pixels, alpha a ramp. */
+static void camera_at(mmp_image *img, int maxval, int channels)
+{
+    mmp_image src = {0};
+    load_image("camera", &src);
+    assert_int_equal(mmp_image_alloc_channels(img, 32, 32, channels, maxval), MMP_OK);
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 32; x++)
+            for (int c = 0; c < channels; c++) {
+                const int v8 = src.pix[(size_t)(100 + y + 3 * c) * src.width + 200 + x + 2 * c];
+                const int v = c == 3 ? (x + y) * maxval / 62
+                                     : (int)(((int64_t)v8 * maxval + 127) / 255);
+                img->pix[((size_t)y * 32 + x) * channels + c] = (uint16_t)v;
+            }
+    mmp_image_free(&src);
+}
+
+/* Uniform noise over [0, maxval]: nothing to predict. */
+static void noise_at(mmp_image *img, int w, int h, int maxval, int channels, uint64_t seed)
+{
+    assert_int_equal(mmp_image_alloc_channels(img, w, h, channels, maxval), MMP_OK);
+    rng_seed(seed);
+    for (size_t i = 0; i < (size_t)w * h * channels; i++)
+        img->pix[i] = (uint16_t)(rng_next() % ((uint32_t)maxval + 1));
+}
+
+/* Encode with the seq engine, decode, and check that the decoder gives the
+ * encoder's reconstruction; returns the largest sample error of the decoded
+ * image against img and the file's size. */
+static int encode_decode(const mmp_image *img, const mmp_settings *s, size_t *bytes,
+                         double *psnr, mmp_file_info *info)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    mmp_image rec = {0}, dec = {0};
+    char err[256] = "";
+    const int rc = mmp_encode(s, img, &buf, &len, &rec, NULL, err, sizeof err);
+    if (rc)
+        fail_msg("encode: %d %s", rc, err);
+    if (mmp_decode(buf, len, &dec, err, sizeof err))
+        fail_msg("decode: %s", err);
+    if (info && mmp_probe(buf, len, info, err, sizeof err))
+        fail_msg("probe: %s", err);
+    const size_t n = (size_t)img->width * img->height * mmp_image_channels(img);
+    assert_int_equal(dec.channels, mmp_image_channels(img));
+    assert_int_equal(dec.maxval, img->maxval);
+    assert_memory_equal(dec.pix, rec.pix, n * sizeof(uint16_t));
+    int worst = 0;
+    double ssd = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int d = abs((int)dec.pix[i] - (int)img->pix[i]);
+        worst = d > worst ? d : worst;
+        ssd += (double)d * d;
+    }
+    if (psnr)
+        *psnr = ssd ? 10 * log10((double)img->maxval * img->maxval * (double)n / ssd) : INFINITY;
+    if (bytes)
+        *bytes = len;
+    free(buf);
+    mmp_image_free(&rec);
+    mmp_image_free(&dec);
+    return worst;
+}
+
+static void settings(mmp_settings *s, int max_error, int residual, double lambda)
+{
+    mmp_default_settings(s);
+    s->engine = "seq";
+    s->threads = 1;
+    s->max_error = max_error;
+    s->residual = residual;
+    s->lambda = lambda;
+}
+
+/* Decoded samples equal to the input, byte for byte, at every maxval the
+ * issue names, on a crop and on noise, grey, colour and with alpha. */
+static void test_lossless_maxvals(void **state)
+{
+    (void)state;
+    static const int maxvals[] = {1, 255, 256, 1023, 4095, 65535};
+    static const int channels[] = {1, 2, 3, 4};
+    for (size_t m = 0; m < sizeof maxvals / sizeof maxvals[0]; m++)
+        for (size_t c = 0; c < sizeof channels / sizeof channels[0]; c++)
+            for (int noise = 0; noise < 2; noise++) {
+                mmp_image img;
+                if (noise)
+                    noise_at(&img, 19, 13, maxvals[m], channels[c], 17 + m);
+                else
+                    camera_at(&img, maxvals[m], channels[c]);
+                mmp_settings s;
+                settings(&s, 0, MMP_RESIDUAL_AUTO, 10);
+                mmp_file_info fi;
+                size_t bytes;
+                assert_int_equal(encode_decode(&img, &s, &bytes, NULL, &fi), 0);
+                assert_int_equal(fi.max_error, 0);
+                assert_int_not_equal(fi.residual, MMP_RESIDUAL_NONE);
+                /* Lossless colour: YCoCg-R up to maxval 32767, else no transform. */
+                if (channels[c] >= 3)
+                    assert_int_equal(fi.transform, maxvals[m] <= 32767 ? MMP_TRANSFORM_YCOCG_R
+                                                                       : MMP_TRANSFORM_RGB);
+                print_message("lossless maxval %5d, %d channels, %s: %zu bytes\n", maxvals[m],
+                              channels[c], noise ? "noise" : "camera", bytes);
+                mmp_image_free(&img);
+            }
+}
+
+/* The file of s for img, failing the test on an error. */
+static uint8_t *encode_file(const mmp_image *img, const mmp_settings *s, size_t *len)
+{
+    uint8_t *buf = NULL;
+    char err[256] = "";
+    if (mmp_encode(s, img, &buf, len, NULL, NULL, err, sizeof err))
+        fail_msg("encode: %s", err);
+    return buf;
+}
+
+/* The residual stage after MMP is lossless too, at a low and a high lambda,
+ * and the lossy stage's lambda changes the bytes but not the samples; the
+ * omp engine writes seq's bytes. */
+static void test_lossless_after_mmp(void **state)
+{
+    (void)state;
+    static const int maxvals[] = {1, 255, 65535};
+    for (size_t m = 0; m < 3; m++)
+        for (int channels = 1; channels <= 3; channels += 2) {
+            mmp_image img;
+            camera_at(&img, maxvals[m], channels);
+            size_t bytes[2];
+            for (int l = 0; l < 2; l++) {
+                mmp_settings s;
+                settings(&s, 0, MMP_RESIDUAL_AFTER_MMP, l ? 1000 : 10);
+                mmp_file_info fi;
+                assert_int_equal(encode_decode(&img, &s, &bytes[l], NULL, &fi), 0);
+                assert_int_equal(fi.residual, MMP_RESIDUAL_AFTER_MMP);
+            }
+            if (mmp_engine_exists("omp")) {
+                mmp_settings s;
+                settings(&s, 0, MMP_RESIDUAL_AFTER_MMP, 10);
+                size_t la, lb;
+                uint8_t *a = encode_file(&img, &s, &la);
+                s.engine = "omp";
+                s.threads = 2;
+                uint8_t *b = encode_file(&img, &s, &lb);
+                assert_same_bytes("lossless after MMP", 10, "omp", a, la, b, lb);
+                free(a);
+                free(b);
+            }
+            /* (At maxval 1 both lambdas leave MMP next to exact.) */
+            if (maxvals[m] > 1)
+                assert_int_not_equal(bytes[0], bytes[1]);
+            mmp_image_free(&img);
+        }
+}
+
+/* Every sample within N, guaranteed by the encoder, for N = 1, 2 and 7,
+ * both residual codings, grey and colour, 8 and 16 bits, and the header
+ * carries N. A larger N gives a smaller file. */
+static void test_near_lossless(void **state)
+{
+    (void)state;
+    static const int bounds[] = {1, 2, 7};
+    static const int maxvals[] = {255, 65535};
+    for (size_t m = 0; m < 2; m++)
+        for (int channels = 1; channels <= 4; channels += 3)
+            for (int residual = MMP_RESIDUAL_AFTER_MMP; residual <= MMP_RESIDUAL_ALONE;
+                 residual++) {
+                mmp_image img;
+                camera_at(&img, maxvals[m], channels);
+                size_t prev = SIZE_MAX;
+                for (size_t b = 0; b < 3; b++) {
+                    mmp_settings s;
+                    settings(&s, bounds[b], residual, 100);
+                    mmp_file_info fi;
+                    size_t bytes;
+                    const int worst = encode_decode(&img, &s, &bytes, NULL, &fi);
+                    print_message("max error %d, maxval %d, %d channels, residual %d: worst %d, "
+                                  "%zu bytes\n",
+                                  bounds[b], maxvals[m], channels, residual, worst, bytes);
+                    assert_true(worst <= bounds[b]);
+                    assert_int_equal(fi.max_error, bounds[b]);
+                    if (channels >= 3)
+                        assert_int_equal(fi.transform, MMP_TRANSFORM_RGB);
+                    assert_true(bytes < prev);
+                    prev = bytes;
+                }
+                mmp_image_free(&img);
+            }
+    /* Noise, where the quantiser does all the work. */
+    mmp_image img;
+    noise_at(&img, 23, 11, 1023, 1, 5);
+    for (size_t b = 0; b < 3; b++) {
+        mmp_settings s;
+        settings(&s, bounds[b], MMP_RESIDUAL_AUTO, 10);
+        assert_true(encode_decode(&img, &s, NULL, NULL, NULL) <= bounds[b]);
+    }
+    mmp_image_free(&img);
+}
+
+/* Lossy files say so: no residual stage, no bound. */
+static void test_lossy_header(void **state)
+{
+    (void)state;
+    mmp_image img;
+    camera_at(&img, 255, 1);
+    mmp_settings s;
+    settings(&s, -1, MMP_RESIDUAL_AUTO, 10);
+    mmp_file_info fi;
+    assert_true(encode_decode(&img, &s, NULL, NULL, &fi) > 0);
+    assert_int_equal(fi.residual, MMP_RESIDUAL_NONE);
+    assert_int_equal(fi.max_error, -1);
+    mmp_image_free(&img);
+}
+
+/* Settings that cannot keep the bound are refused. */
+static void test_refused(void **state)
+{
+    (void)state;
+    mmp_image img;
+    camera_at(&img, 255, 3);
+    static const struct {
+        int max_error, transform, chroma, residual;
+    } bad[] = {
+        {1, MMP_TRANSFORM_YCOCG_R, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
+        {0, MMP_TRANSFORM_YCBCR, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
+        {0, MMP_TRANSFORM_AUTO, MMP_CHROMA_420, MMP_RESIDUAL_AUTO},
+        {-2, MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
+        {MMP_MAX_ERROR + 1, MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
+        {0, MMP_TRANSFORM_AUTO, MMP_CHROMA_444, 3},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mmp_settings s;
+        settings(&s, bad[i].max_error, bad[i].residual, 10);
+        s.transform = bad[i].transform;
+        s.chroma = bad[i].chroma;
+        encode_refused(&s, &img, NULL);
+    }
+    mmp_image_free(&img);
+}
+
+/* Lambda on the 8-bit scale: at 16 bits a sweep gives falling rate and
+ * falling PSNR (the distortion term counts), and the same lambda gives
+ * nearly the same PSNR at 8 and 16 bits. */
+static void test_lambda_16bit(void **state)
+{
+    (void)state;
+    static const double lambdas[] = {1, 10, 100, 1000};
+    mmp_image img8, img16;
+    camera_at(&img8, 255, 1);
+    camera_at(&img16, 65535, 1);
+    size_t prev_bytes = SIZE_MAX;
+    double prev_q = INFINITY;
+    for (size_t l = 0; l < 4; l++) {
+        mmp_settings s;
+        settings(&s, -1, MMP_RESIDUAL_AUTO, lambdas[l]);
+        size_t b8, b16;
+        double q8, q16;
+        encode_decode(&img8, &s, &b8, &q8, NULL);
+        encode_decode(&img16, &s, &b16, &q16, NULL);
+        print_message("lambda %4g: 8 bits %zu bytes %.2f dB, 16 bits %zu bytes %.2f dB\n",
+                      lambdas[l], b8, q8, b16, q16);
+        assert_true(b16 < prev_bytes);
+        assert_true(q16 < prev_q);
+        assert_true(fabs(q16 - q8) < 1.5);
+        prev_bytes = b16;
+        prev_q = q16;
+    }
+    mmp_image_free(&img8);
+    mmp_image_free(&img16);
+}
+
+/* A 1-bit image at the default lambda comes back nearly right (before the
+ * normalisation half its pixels were wrong). */
+static void test_maxval1_default(void **state)
+{
+    (void)state;
+    mmp_image img;
+    camera_at(&img, 1, 1);
+    mmp_settings s;
+    settings(&s, -1, MMP_RESIDUAL_AUTO, 10);
+    double q;
+    encode_decode(&img, &s, NULL, &q, NULL);
+    print_message("maxval 1, lambda 10: PSNR %.2f dB\n", q);
+    assert_true(q > 20.0);
+    mmp_image_free(&img);
+}
+
+int main(void)
+{
+    if (!images_find()) {
+        print_message("test images not found: skipped\n");
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lossless_maxvals), cmocka_unit_test(test_lossless_after_mmp),
+        cmocka_unit_test(test_near_lossless),    cmocka_unit_test(test_lossy_header),
+        cmocka_unit_test(test_refused),          cmocka_unit_test(test_lambda_16bit),
+        cmocka_unit_test(test_maxval1_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
