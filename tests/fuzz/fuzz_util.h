@@ -237,8 +237,9 @@ static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
  * code, and the fast ones let the round trips run several times as often);
  * alpha (byte 5): b % 2 = 0 exact, 1 MMP; lossless and near-lossless
  * (byte 4): b / 8 % 4 = 0 or 1 lossy, 2 lossless, 3 max error b / 32 % 8
- * (0 to 7), with the residual stage after MMP when b / 16 % 2 = 1, else
- * alone. Engine seq, one thread. */
+ * (0 to 7), with the residual stage after MMP when b / 4 % 2 = 1, else
+ * alone (bit 2: bits 3 and 4 choose the mode, bits 5 to 7 the bound).
+ * Engine seq, one thread. */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -265,7 +266,7 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     static const int speeds[4] = {4, 2, 1, 0};
     s->speed = speeds[byte_at(d, n, 6) % 4];
     s->max_error = cb / 8 % 4 < 2 ? -1 : cb / 8 % 4 == 2 ? 0 : (int)(cb / 32 % 8);
-    s->residual = cb / 16 % 2 ? MMP_RESIDUAL_AFTER_MMP : MMP_RESIDUAL_ALONE;
+    s->residual = cb / 4 % 2 ? MMP_RESIDUAL_AFTER_MMP : MMP_RESIDUAL_ALONE;
 }
 
 /* Settings that the image allows: YCoCg-R only up to maxval 32767; a

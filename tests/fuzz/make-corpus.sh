@@ -124,6 +124,12 @@ enc -l 10 --alpha mmp --chroma 420 --order wavefront $T/la.pam $C/decode/logo-20
 pamcut -left 200 -top 200 -width 48 -height 32 images/colour/logo.ppm > $T/l48.ppm
 enc -l 30 $T/l48.ppm $C/decode/logo-48x32-cfl-l30.mmp
 enc -l 30 --chroma 420 $T/l48.ppm $C/decode/logo-48x32-cfl-420-l30.mmp
+# Lossless and near-lossless (format version 6, docs/format.md 7.6): the
+# residual stage alone and after MMP, grey, colour and 16 bits.
+enc --lossless $T/c16.pgm $C/decode/camera-16x16-lossless.mmp
+enc --lossless --residual mmp -l 30 $T/c48.pgm $C/decode/camera-48x32-lossless-after-mmp.mmp
+enc --max-error 2 $T/f.ppm $C/decode/face-24x20-near2.mmp
+enc --lossless $C/pgm/moon-7x5-16bit-p5.pgm $C/decode/moon-7x5-16bit-lossless.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
@@ -164,6 +170,9 @@ enc -l 30 -d 64 $T/c64f.pgm $F/camera-64x64-l30-d64-filter.mmp
 pamcut -left 0 -top 0 -width 64 -height 48 $T/f64.ppm > $T/f64b.ppm
 enc -l 30 -d 64 --chroma 420 $T/f64b.ppm $F/face-64x48-420-l30-d64-filters.mmp
 enc -l 30 -d 64 $T/l48.ppm $F/logo-48x32-cfl-l30-d64.mmp
+enc --lossless -d 64 $T/c48.pgm $F/camera-48x32-lossless-d64.mmp
+enc --max-error 7 --residual mmp -l 100 -d 64 $T/f.ppm $F/face-24x20-near7-after-mmp-d64.mmp
+enc --max-error 1 -d 64 $T/m12.pgm $F/moon-30x30-12bit-near1-d64.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,
@@ -189,6 +198,12 @@ printf '\013\007\001\005\002\201\011\000\000\000\011\022\033\044' > $R/raw-12x8-
 printf '\000\000\000\000\000\000\030\000\000\000' > $R/one-pixel-rgba
 printf '\000\000\000\000\000\000\000\000\000\000' > $R/one-pixel-lambda0
 printf '\037\017\003\000\002\377\000\000\321\007\377\000\000\377\200\100' > $R/raw-32x16-maxval2002-l0-redund
+# Lossless and near-lossless (byte 4: b / 8 % 4 = 2 lossless, 3 max error
+# b / 32 % 8; b / 4 % 2 = 1 the residual stage after MMP, else alone).
+printf '\057\024\000\004\020\000\004\000\000\000' > $T/h5; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h5 - > $R/raw-48x21-8bit-lossless
+printf '\057\024\000\004\024\000\004\000\000\000' > $T/h6; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h6 - > $R/raw-48x21-8bit-lossless-after-mmp
+printf '\057\024\000\004\130\000\004\000\000\000' > $T/h7; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h7 - > $R/raw-48x21-8bit-near2
+printf '\021\016\000\004\020\000\124\001\000\000\003\144\005\310\017\000' > $R/raw-18x15-rgb-lossless
 cp $R/* $C/diff/
 
 ls -l $C/*/ | awk '$5 > 4096 { print "too large:", $0; bad = 1 } END { exit bad }'
