@@ -310,17 +310,19 @@ rd-colour: all rd-deps
 	[ $$mmp = 0 ] || { echo "make rd-colour: failed: the mmp colour sweep (rd-mmp-colour.csv) has failed jobs" >&2; exit 1; }
 
 # Engine benchmark: median encode and decode seconds per engine and thread
-# count, speedup over seq, and a check that every engine writes the same
-# bytes. Override BENCH_IMAGES, BENCH_RUNS, BENCH_THREADS or BENCH_LAMBDA.
+# count (and speed preset), speedup over seq, and a check that every engine
+# writes the same bytes. Override BENCH_IMAGES, BENCH_RUNS, BENCH_THREADS,
+# BENCH_LAMBDA or BENCH_SPEEDS (e.g. "0 1 2 3 4").
 BENCH_IMAGES  ?= images/camera.pgm
 BENCH_RUNS    ?= 3
 BENCH_THREADS ?= 1 2 4 8 16
 BENCH_LAMBDA  ?= 10
+BENCH_SPEEDS  ?= 0
 
 .PHONY: bench
 bench: all
 	python3 scripts/bench -r $(BENCH_RUNS) -t "$(BENCH_THREADS)" -l $(BENCH_LAMBDA) \
-	    --bin $(abspath $(BIN)) $(BENCH_IMAGES)
+	    -s "$(BENCH_SPEEDS)" --bin $(abspath $(BIN)) $(BENCH_IMAGES)
 
 # ------------------------------------------------ make check-sanitize, make fuzz
 # check-sanitize: the whole suite (the corpus test included) built with gcc's

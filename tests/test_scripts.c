@@ -705,6 +705,41 @@ static void test_decode_bench(void **state)
     assert_non_null(strstr(cap_err, "decodes differently"));
 }
 
+/* bench with a fake encoder (a shell script whose file and --stats time
+ * depend on --speed and -e) and a fake decoder: a row per speed and engine,
+ * the speedup against the first row (seq at speed 0), the same bytes
+ * within a speed; an engine that writes other bytes fails the run. */
+static void test_bench_speeds(void **state)
+{
+    (void)state;
+    need_python();
+    char p[512];
+    snprintf(p, sizeof p, "%s/fe", dir);
+    mkdir(p, 0755);
+    /* args: -q --stats -e ENGINE -t T -l L --speed S IN OUT ($4, $10, $12) */
+    put("fe/mmp-enc", "#!/bin/sh\n"
+                      "e=$4; s=${10}; out=${12}\n"
+                      "echo \"speed $s\" > \"$out\"\n"
+                      "[ \"$e\" = bad ] && echo odd >> \"$out\"\n"
+                      "[ \"$s\" = 0 ] && t=0.8 || t=0.1\n"
+                      "echo \"bytes=9 seconds=$t\"\n");
+    put("fe/mmp-dec", "#!/bin/sh\necho \"bytes=9 seconds=0.002\"\n");
+    snprintf(p, sizeof p, "chmod +x '%s'/fe/*", dir);
+    assert_int_equal(system(p), 0);
+    put("x.pgm", "P5 1 1 255\n\200");
+    assert_int_equal(run("\"$PY\" scripts/bench -r 1 -t 2 -e 'seq omp' -s '0 4' --bin '%s/fe' "
+                         "'%s/x.pgm'", dir, dir), 0);
+    if (!strstr(cap_out, "| x | 0 | seq | - | 0.800 | 0.002 | 1.00x | 8 | yes |") ||
+        !strstr(cap_out, "| x | 0 | omp | 2 | 0.800 | 0.002 | 1.00x | 8 | yes |") ||
+        !strstr(cap_out, "| x | 4 | seq | - | 0.100 | 0.002 | 8.00x | 8 | yes |") ||
+        !strstr(cap_out, "| x | 4 | omp | 2 | 0.100 | 0.002 | 8.00x | 8 | yes |"))
+        fail_msg("unexpected bench table:\n%s", cap_out);
+    assert_int_equal(run("\"$PY\" scripts/bench -r 1 -t 2 -e 'seq bad' -s 4 --bin '%s/fe' "
+                         "'%s/x.pgm'", dir, dir), 1);
+    assert_non_null(strstr(cap_out, "| x | 4 | bad | 2 | 0.100 | 0.002 | 1.00x | 12 | NO |"));
+    assert_non_null(strstr(cap_err, "did not produce the reference bytes"));
+}
+
 /* A colour CSV (the columns of scripts/compare in colour): on the RGB PSNR
  * (psnr) avif420 needs half the rate of j2k and avif the same; psnr_y is
  * 1.5 dB above psnr, 3.5 dB for avif. */
@@ -791,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_rdsweep_kinds),
         cmocka_unit_test(test_bdrate_colour),
         cmocka_unit_test(test_decode_bench),
+        cmocka_unit_test(test_bench_speeds),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
