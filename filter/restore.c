@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arith.h"
 #include "common/bits.h"
 #include "common/error.h"
 
@@ -160,7 +161,7 @@ int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxva
 /* floor(v / 2^MMP_RF_SHIFT) without shifting a negative value. */
 static inline int64_t floor_shift(int64_t v)
 {
-    return v >= 0 ? v >> MMP_RF_SHIFT : -((-v + (1 << MMP_RF_SHIFT) - 1) >> MMP_RF_SHIFT);
+    return mmp_floor_div(v, 1 << MMP_RF_SHIFT);
 }
 
 /* The filter of one sample (y, x) with coefficients c, every read clamped:

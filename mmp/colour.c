@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arith.h"
+
 void mmp_layout_of(const mmp_header *h, mmp_layout *l)
 {
     memset(l, 0, sizeof *l);
@@ -29,8 +31,14 @@ void mmp_layout_of(const mmp_header *h, mmp_layout *l)
 /* floor(v / 2^k) without relying on how >> treats negative numbers. */
 static inline int64_t floor_shift(int64_t v, int k)
 {
-    const int64_t d = (int64_t)1 << k;
-    return v >= 0 ? v / d : -((-v + d - 1) / d);
+    return mmp_floor_div(v, (int64_t)1 << k);
+}
+
+/* The mean of cnt samples summing to sum, halves rounded up: the encoder's
+ * 4:2:0 chroma and the chroma planes' luma reference (section 7.1). */
+static inline int64_t mean_half_up(int64_t sum, int64_t cnt)
+{
+    return (2 * sum + cnt) / (2 * cnt);
 }
 
 static inline int clip(int64_t v, int maxval)
@@ -114,8 +122,8 @@ void mmp_planes_from_image(const mmp_layout *l, const mmp_image *img, uint16_t *
                         cnt++;
                     }
                 const long c = (long)(y0 / step) * l->w[1] + x0 / step;
-                planes[1][c] = (uint16_t)((2 * su + cnt) / (2 * cnt));
-                planes[2][c] = (uint16_t)((2 * sv + cnt) / (2 * cnt));
+                planes[1][c] = (uint16_t)mean_half_up(su, cnt);
+                planes[2][c] = (uint16_t)mean_half_up(sv, cnt);
             }
     }
     if (l->alpha != MMP_ALPHA_NONE)
@@ -182,7 +190,7 @@ int32_t *mmp_cfl_reference(const mmp_layout *l, int p, const uint16_t *luma, int
                     sum += luma[(long)y * l->width + x];
                     cnt++;
                 }
-            ref[(long)i * pw + j] = (int32_t)((2 * sum + cnt) / (2 * cnt));
+            ref[(long)i * pw + j] = (int32_t)mean_half_up(sum, cnt);
         }
     }
     return ref;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arith.h"
 #include "common/bits.h"
 #include "common/error.h"
 
@@ -74,10 +75,10 @@ static inline int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* floor(a / b) for b > 0. */
+/* floor(a / b) for b > 0, as an int. */
 static inline int floor_div(int64_t a, int64_t b)
 {
-    return (int)(a >= 0 ? a / b : -((-a + b - 1) / b));
+    return (int)mmp_floor_div(a, b);
 }
 
 static int sym(coder *c, mmp_model *m, int v)

@@ -15,6 +15,7 @@
 #include <assert.h>
 #include <stddef.h>
 
+#include "common/arith.h"
 #include "predict/lsp.h"
 
 /* Largest n = w + h. */
@@ -205,12 +206,6 @@ static void pred_hu(const refs *r, int h, int w, int32_t *out)
 #define CFL_ONE 64
 #define CFL_MAX (4 * CFL_ONE)
 
-/* floor(n / d) for d > 0, whatever the sign of n. */
-static inline int64_t floor_div(int64_t n, int64_t d)
-{
-    return n >= 0 ? n / d : -((-n + d - 1) / d);
-}
-
 /* CfL sums of one neighbour (y, x): its chroma where usable, paired with
  * the luma reference there. */
 typedef struct cfl_sums {
@@ -256,14 +251,14 @@ static void pred_cfl(const mmp_plane *p, const refs *r, int y0, int x0, int h, i
     const int64_t den = s.n * s.sll - s.sl * s.sl, num = s.n * s.slc - s.sl * s.sc;
     int64_t alpha = 0;
     if (den > 0) {
-        alpha = floor_div(2 * CFL_ONE * num + den, 2 * den);
+        alpha = mmp_floor_div(2 * CFL_ONE * num + den, 2 * den);
         alpha = alpha < -CFL_MAX ? -CFL_MAX : alpha > CFL_MAX ? CFL_MAX : alpha;
     }
     const int64_t ml = (s.sl + s.n / 2) / s.n, mc = (s.sc + s.n / 2) / s.n;
     for (int y = 0; y < h; y++) {
         const int32_t *lr = p->cfl + (size_t)(y0 + y) * p->width + x0;
         for (int x = 0; x < w; x++) {
-            const int64_t v = mc + floor_div(alpha * (lr[x] - ml) + CFL_ONE / 2, CFL_ONE);
+            const int64_t v = mc + mmp_floor_div(alpha * (lr[x] - ml) + CFL_ONE / 2, CFL_ONE);
             out[y * w + x] = (int32_t)(v < 0 ? 0 : v > p->maxval ? p->maxval : v);
         }
     }

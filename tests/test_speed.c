@@ -39,11 +39,7 @@ static void encode_speed(const mmp_image *img, double lambda, int speed, int ord
     s.threads = threads;
     if (speed >= 0)
         s.speed = speed;
-    char err[256] = "";
-    const int rc = mmp_encode(&s, img, buf, len, recon, NULL, err, sizeof err);
-    if (rc)
-        fail_msg("encode %dx%d lambda %g speed %d with %s -t %d: %d %s", img->width, img->height,
-                 lambda, speed, engine, threads, rc, err);
+    encode_settings_or_fail(&s, img, buf, len, recon);
 }
 
 /* ------------------------------------------------------------- presets */

@@ -309,6 +309,18 @@ static inline int for_each_image_crop(void (*fn)(const char *what, const mmp_ima
 
 /* ---------------------------------------------------------------- encoding */
 
+/* mmp_encode of img with settings s (recon may be NULL); fails the test on
+ * error, naming the image, lambda, speed, engine and threads. */
+static inline void encode_settings_or_fail(const mmp_settings *s, const mmp_image *img,
+                                           uint8_t **buf, size_t *len, mmp_image *recon)
+{
+    char err[256] = "";
+    int rc = mmp_encode(s, img, buf, len, recon, NULL, err, sizeof err);
+    if (rc)
+        fail_msg("encode %dx%d lambda %g speed %d with %s -t %d: %d %s", img->width, img->height,
+                 s->lambda, s->speed, s->engine ? s->engine : "auto", s->threads, rc, err);
+}
+
 /* mmp_encode of img at lambda with engine at threads (0: its default) and
  * dict_cap elements per scale (0: the default); fails the test on error. */
 static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_cap, int order,
@@ -322,11 +334,7 @@ static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_
     s.threads = threads;
     if (dict_cap)
         s.dict_cap = dict_cap;
-    char err[256] = "";
-    int rc = mmp_encode(&s, img, buf, len, NULL, NULL, err, sizeof err);
-    if (rc)
-        fail_msg("encode %dx%d lambda %g with %s -t %d: %d %s", img->width, img->height, lambda,
-                 engine, threads, rc, err);
+    encode_settings_or_fail(&s, img, buf, len, NULL);
 }
 
 /* mmp_encode of img with s must be refused: MMP_EINVAL, no file, and a

@@ -1,0 +1,16 @@
+/* Integer rounding shared by the normative formulas (prediction, colour
+ * transforms, the restoration filter, the residual stage): C's / and >>
+ * truncate or are implementation-defined for negative values, the format
+ * rounds down. */
+#ifndef MMP_COMMON_ARITH_H
+#define MMP_COMMON_ARITH_H
+
+#include <stdint.h>
+
+/* floor(a / d) for d > 0, whatever the sign of a. */
+static inline int64_t mmp_floor_div(int64_t a, int64_t d)
+{
+    return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
+
+#endif
