@@ -26,13 +26,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    mmp_image img, rec;
-    int w, h;
-    fuzz_fast_size(data, size, &w, &h);
-    fuzz_make_image(data, size, w, h, &img);
     mmp_settings s;
     fuzz_settings(data, size, 0, &s);
-    fuzz_fit_settings(&s, &img);
+    fuzz_fit_settings_maxval(&s, fuzz_maxval(data, size));
+    int w, h, ch;
+    fuzz_fast_image(data, size, &s, &w, &h, &ch); /* the sizes depend on the settings */
+    mmp_image img, rec;
+    fuzz_make_image(data, size, w, h, ch, &img);
     uint8_t *buf;
     size_t len;
     fuzz_encode_checked(&s, &img, &buf, &len, &rec);
