@@ -345,7 +345,7 @@ SAN_ENV   = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 FUZZ_CC      ?= clang-14
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-# The fast targets by default (small images: about 1000 decodes, 10 to 35
+# The fast targets by default (small images: about 1000 decodes, over 100
 # round trips, a few engine comparisons per second and core); decode and
 # roundtrip (larger images, ten to a hundred times slower) for rare runs.
 FUZZ_ALL      = decode_fast roundtrip_fast diff pgm png decode roundtrip

@@ -2,7 +2,8 @@
  * libFuzzer target: differential test of the search engines.
  *
  * An image and settings are built from the input as in fuzz_roundtrip_fast
- * (at most 48 x 32 and 1024 pixels, dict_cap 64..128, eight lambdas, both
+ * (at most 48 x 32 and 1024 pixels, the search's work bounded by the
+ * input's cost class, dict_cap 64..128, eight lambdas, speeds 0 to 4, both
  * coding orders; layout in fuzz_roundtrip.c and fuzz_roundtrip_fast.c) and
  * encoded with the seq engine; seq's file must decode to seq's
  * reconstruction. Then every other engine built in (omp with 2 to 4

@@ -331,7 +331,7 @@ static const int fuzz_speed_weight[5] = {20, 10, 6, 5, 4};
  * block at speed 4 (byte 1 / 32: the bits that the height leaves free). The values that
  * mutations write most (0x00, 0xff) get the least; class 5 is the largest
  * and the only one that takes colour images whose planes' first blocks alone
- * exceed it (colour at speeds 0 to 2). */
+ * exceed it (colour at speeds 0 and 1). */
 static const int fuzz_fast_work[8] = {4, 4, 8, 12, 16, 24, 8, 4};
 #define FUZZ_FAST_TOP_CLASS 5
 
