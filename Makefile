@@ -345,12 +345,13 @@ SAN_ENV   = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 FUZZ_CC      ?= clang-14
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-# The fast targets by default (small images: about 1000 decodes, 10 to 35
+# The fast targets by default (small images: about 1000 decodes, over 100
 # round trips, a few engine comparisons per second and core); decode and
 # roundtrip (larger images, ten to a hundred times slower) for rare runs.
 FUZZ_ALL      = decode_fast roundtrip_fast diff pgm png decode roundtrip
 FUZZ_TARGETS ?= decode_fast roundtrip_fast diff pgm png
 FUZZ_MAX_LEN ?= 4096
+FUZZ_LDFLAGS ?=
 FUZZ_FLAGS    = -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJ      = $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ) $(CLI_OBJ))
 FUZZ_LIB      = $(FUZZ_BUILD)/libmmp.a
@@ -394,9 +395,22 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 	ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB)
-	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(CLI_LIBS) $(ENC_LIBS)
+	$(FUZZ_CC) $(MMP_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(FUZZ_LDFLAGS) \
+	    $(CLI_LIBS) $(ENC_LIBS)
 
 fuzz-build: fuzz-deps $(FUZZ_BINS)
+
+# fuzz-portable: the FUZZ_TARGETS built as above into build-devfuzz/ for another
+# x86-64 Linux machine without clang (docs/fuzzing.md, "On another machine"):
+# linked with --as-needed, so that a target needs only the libraries it calls
+# (the encoding and decoding targets not libnetpbm or libpng), with clang's
+# libomp.so.5 and the leak suppressions beside them.
+FUZZ_PORTABLE = build-devfuzz
+.PHONY: fuzz-portable
+fuzz-portable: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_PORTABLE)/fuzz_%) \
+	    FUZZ_BUILD=$(FUZZ_PORTABLE) FUZZ_LDFLAGS=-Wl,--as-needed
+	cp /usr/lib/llvm-14/lib/libomp.so.5 tests/fuzz/lsan.supp $(FUZZ_PORTABLE)/
 
 # Source-based line coverage of what the seeds, the kept minimised corpora
 # (tests/fuzz/kept/TARGET), the regression files and the working corpora

@@ -2,7 +2,8 @@
  * libFuzzer target: differential test of the search engines.
  *
  * An image and settings are built from the input as in fuzz_roundtrip_fast
- * (at most 48 x 32 and 1024 pixels, dict_cap 64..128, eight lambdas, both
+ * (at most 48 x 32 and 1024 pixels, the search's work bounded by the
+ * input's cost class, dict_cap 64..128, eight lambdas, speeds 0 to 4, both
  * coding orders; layout in fuzz_roundtrip.c and fuzz_roundtrip_fast.c) and
  * encoded with the seq engine; seq's file must decode to seq's
  * reconstruction. Then every other engine built in (omp with 2 to 4
@@ -56,13 +57,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int w, h;
-    fuzz_fast_size(data, size, &w, &h);
-    mmp_image img, rec0;
-    fuzz_make_image(data, size, w, h, &img);
     mmp_settings s;
     fuzz_settings(data, size, 0, &s);
-    fuzz_fit_settings(&s, &img);
+    fuzz_fit_settings_maxval(&s, fuzz_maxval(data, size));
+    int w, h, ch;
+    fuzz_fast_image(data, size, &s, &w, &h, &ch); /* the sizes depend on the settings */
+    mmp_image img, rec0;
+    fuzz_make_image(data, size, w, h, ch, &img);
     uint8_t *buf0;
     size_t len0;
     fuzz_encode_checked(&s, &img, &buf0, &len0, &rec0);

@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     mmp_image img, rec;
     fuzz_make_image(data, size, 1 + (int)(byte_at(data, size, 0) % MAX_WIDTH),
-                    1 + (int)(byte_at(data, size, 1) % MAX_HEIGHT), &img);
+                    1 + (int)(byte_at(data, size, 1) % MAX_HEIGHT), fuzz_channels(data, size),
+                    &img);
     mmp_settings s;
     fuzz_settings(data, size, 1, &s);
     fuzz_fit_settings(&s, &img);

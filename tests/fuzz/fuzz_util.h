@@ -10,7 +10,10 @@
  *    image's consistency checked, run past the header only for files that
  *    announce a small enough image and dictionary;
  *  - fuzz_make_image and fuzz_settings: a tiny image and encoder settings
- *    built from the input bytes (the layout is in fuzz_roundtrip.c).
+ *    built from the input bytes (the layout is in fuzz_roundtrip.c);
+ *  - fuzz_fast_image: the fast targets' sizes and channels, bounded by the
+ *    work of the search that the input may ask for (byte 1 / 32, the speed
+ *    from byte 3 / 8; layout changes in fuzz_roundtrip_fast.c).
  */
 #ifndef MMP_TESTS_FUZZ_UTIL_H
 #define MMP_TESTS_FUZZ_UTIL_H
@@ -152,20 +155,26 @@ static inline int fuzz_channels(const uint8_t *d, size_t n)
     return 1 + (int)(byte_at(d, n, 6) / 8 % 4);
 }
 
-/* A w x h image from the input (layout: fuzz_roundtrip.c; the caller derives
- * the sizes from bytes 0 and 1), its channels from fuzz_channels: the samples
- * of all channels, interleaved, drawn as one sequence. */
-static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp_image *img)
+/* The image's maxval (byte 2, and bytes 8 and 9; layout: fuzz_roundtrip.c). */
+static inline int fuzz_maxval(const uint8_t *d, size_t n)
 {
-    const int ch = fuzz_channels(d, n);
     unsigned mb = byte_at(d, n, 2);
-    int maxval;
     switch (mb % 4) {
-    case 0: maxval = 255; break;
-    case 1: maxval = 65535; break;
-    case 2: maxval = 1 + (int)(mb / 4); break;
-    default: maxval = 1 + (int)((byte_at(d, n, 8) | byte_at(d, n, 9) << 8) % 65535); break;
+    case 0: return 255;
+    case 1: return 65535;
+    case 2: return 1 + (int)(mb / 4);
+    default: return 1 + (int)((byte_at(d, n, 8) | byte_at(d, n, 9) << 8) % 65535);
     }
+}
+
+/* A w x h image of ch channels from the input (layout: fuzz_roundtrip.c;
+ * the caller derives the sizes from bytes 0 and 1 and the channels from
+ * fuzz_channels): the samples of all channels, interleaved, drawn as one
+ * sequence. */
+static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, int ch,
+                                   mmp_image *img)
+{
+    const int maxval = fuzz_maxval(d, n);
     if (mmp_image_alloc_channels(img, w * ch, h, 1, maxval))
         abort();
     int wide = maxval > 255;
@@ -208,38 +217,33 @@ static inline void fuzz_make_image(const uint8_t *d, size_t n, int w, int h, mmp
     img->channels = ch;
 }
 
-/* The sizes of the fast targets (fuzz_roundtrip_fast, fuzz_diff): width
- * 1 + byte 0 % 48, height 1 + byte 1 % 32, then the height lowered to
- * 1024 / width if needed: at most 48 x 21 (six blocks, two of them in one
- * wavefront step), mostly one to four blocks. */
-#define FUZZ_FAST_MAX_WIDTH 48
-#define FUZZ_FAST_MAX_HEIGHT 32
-#define FUZZ_FAST_MAX_PIXELS 1024
-static inline void fuzz_fast_size(const uint8_t *d, size_t n, int *w, int *h)
-{
-    *w = 1 + (int)(byte_at(d, n, 0) % FUZZ_FAST_MAX_WIDTH);
-    *h = 1 + (int)(byte_at(d, n, 1) % FUZZ_FAST_MAX_HEIGHT);
-    if (*w * *h > FUZZ_FAST_MAX_PIXELS)
-        *h = FUZZ_FAST_MAX_PIXELS / *w;
-}
+/* The fast targets' speeds (byte 3 / 8): 4 in 13 of the 32 values, 3 in 8,
+ * 2 in 6, 1 in 4 and 0, the exhaustive search, in 1 (byte 3 = 120..127);
+ * the ends (0x00, 0xff), which mutations write most, give speed 4. Speed 0
+ * costs five times speed 4 per block and, drawn for a quarter of the inputs,
+ * took two thirds of fuzz_roundtrip_fast's time; it runs the same code as
+ * the presets without their pruning, so drawing it rarely costs little
+ * coverage. */
+static const int fuzz_fast_speeds[32] = {4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 1, 1, 0,
+                                         1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4};
 
 /*
  * Encoder settings from bytes 3..6 of the input. full = 1 (fuzz_roundtrip):
- * lambda = b * b / 65 (0 to 1000), dict_cap 64, 65, 96, 128, 256 or 1024.
- * full = 0 (the fast targets): lambda 0, 1, 4, 10, 30, 100, 300 or 1000
- * (b % 8), dict_cap 64, 65, 96 or 128 (b % 4). Redundancy (byte 5): b < 128
- * derived from lambda, else (b - 128) / 4; order (byte 6): b / 4 % 2 = 0
- * wavefront, 1 raster; colour (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr
- * above maxval 32767: the encoder refuses YCoCg-R there), b / 64 % 2 = 0
- * 4:2:0, 1 4:4:4; restoration filter (byte 6): b / 128 = 0 on, 1 off; speed
- * (byte 6): b % 4 = 0 speed 4, 1 speed 2, 2 speed 1, 3 speed 0 (the
- * exhaustive search, a quarter of the inputs: the presets prune the same
- * code, and the fast ones let the round trips run several times as often);
- * alpha (byte 5): b % 2 = 0 exact, 1 MMP; lossless and near-lossless
- * (byte 4): b / 8 % 4 = 0 or 1 lossy, 2 lossless, 3 max error b / 32 % 8
- * (0 to 7), with the residual stage after MMP when b / 4 % 2 = 1, else
- * alone (bit 2: bits 3 and 4 choose the mode, bits 5 to 7 the bound).
- * Engine seq, one thread. */
+ * lambda = b * b / 65 (0 to 1000), dict_cap 64, 65, 96, 128, 256 or 1024;
+ * speed (byte 6): b % 4 = 0 speed 4, 1 speed 2, 2 speed 1, 3 speed 0 (the
+ * bits of the sample mode too). full = 0 (the fast targets): lambda 0, 1,
+ * 4, 10, 30, 100, 300 or 1000 (byte 3, b % 8), dict_cap 64, 65, 96 or 128
+ * (byte 4, b % 4), speed fuzz_fast_speeds[byte 3 / 8] (0 to 4, apart from
+ * the sample mode). Redundancy (byte 5): b < 128 derived from lambda, else
+ * (b - 128) / 4; order (byte 6): b / 4 % 2 = 0 wavefront, 1 raster; colour
+ * (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr above maxval 32767: the
+ * encoder refuses YCoCg-R there), b / 64 % 2 = 0 4:2:0, 1 4:4:4;
+ * restoration filter (byte 6): b / 128 = 0 on, 1 off; alpha (byte 5):
+ * b % 2 = 0 exact, 1 MMP; lossless and near-lossless (byte 4): b / 8 % 4 =
+ * 0 or 1 lossy, 2 lossless, 3 max error b / 32 % 8 (0 to 7), with the
+ * residual stage after MMP when b / 4 % 2 = 1, else alone (bit 2: bits 3
+ * and 4 choose the mode, bits 5 to 7 the bound). Engine seq, one thread.
+ */
 static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_settings *s)
 {
     mmp_default_settings(s);
@@ -263,22 +267,114 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->chroma = byte_at(d, n, 6) / 64 % 2 ? MMP_CHROMA_444 : MMP_CHROMA_420;
     s->alpha = rb % 2 ? MMP_ALPHA_MMP : MMP_ALPHA_EXACT;
     s->restoration = byte_at(d, n, 6) / 128 ? 0 : 1;
-    static const int speeds[4] = {4, 2, 1, 0};
-    s->speed = speeds[byte_at(d, n, 6) % 4];
+    if (full) {
+        static const int speeds[4] = {4, 2, 1, 0};
+        s->speed = speeds[byte_at(d, n, 6) % 4];
+    } else {
+        s->speed = fuzz_fast_speeds[lb / 8];
+    }
     s->max_error = cb / 8 % 4 < 2 ? -1 : cb / 8 % 4 == 2 ? 0 : (int)(cb / 32 % 8);
     s->residual = cb / 4 % 2 ? MMP_RESIDUAL_AFTER_MMP : MMP_RESIDUAL_ALONE;
 }
 
 /* Settings that the image allows: YCoCg-R only up to maxval 32767; a
  * bound needs 4:4:4 and a transform that keeps it (the default's). */
-static inline void fuzz_fit_settings(mmp_settings *s, const mmp_image *img)
+static inline void fuzz_fit_settings_maxval(mmp_settings *s, int maxval)
 {
-    if (img->maxval > 32767)
+    if (maxval > 32767)
         s->transform = MMP_TRANSFORM_YCBCR;
     if (s->max_error >= 0) {
         s->transform = MMP_TRANSFORM_AUTO;
         s->chroma = MMP_CHROMA_444;
     }
+}
+
+static inline void fuzz_fit_settings(mmp_settings *s, const mmp_image *img)
+{
+    fuzz_fit_settings_maxval(s, img->maxval);
+}
+
+/* ------------------------------------------------ the fast targets' sizes */
+
+/*
+ * The blocks that the search of a w x h image with ch channels visits under
+ * settings s (fitted), as mmp/encoder.c counts them (make_planes): 16 x 16
+ * blocks of every plane coded by MMP, that is every plane but an exact
+ * alpha plane, none when the residual stage codes the planes alone; chroma
+ * planes at 4:2:0 are (w + 1) / 2 x (h + 1) / 2. An image smaller than a
+ * block still costs a whole block: the search runs over the padded block.
+ */
+static inline int fuzz_search_blocks(int w, int h, int ch, const mmp_settings *s)
+{
+    if (s->max_error >= 0 && s->residual == MMP_RESIDUAL_ALONE)
+        return 0;
+    const int luma = ((w + 15) / 16) * ((h + 15) / 16);
+    int blocks = luma;
+    if (ch == 2 || ch == 4)
+        blocks += s->alpha == MMP_ALPHA_MMP ? luma : 0;
+    if (ch >= 3) {
+        const int sub = s->chroma == MMP_CHROMA_420;
+        const int cw = sub ? (w + 1) / 2 : w, chh = sub ? (h + 1) / 2 : h;
+        blocks += 2 * (((cw + 15) / 16) * ((chh + 15) / 16));
+    }
+    return blocks;
+}
+
+/* The cost of a block's search at each speed (index), in quarters of a
+ * block at speed 4: 16 x 16 blocks of random, smooth and short samples,
+ * clang 14 with ASan and UBSan, took about 5 ms at speed 4, 6.5 at 3, 7.5
+ * at 2, 12.5 at 1 and 25 at 0, besides about 2 ms per input for the
+ * set-up and the decoding. */
+static const int fuzz_speed_weight[5] = {20, 10, 6, 5, 4};
+
+/* The work that the fast targets' inputs may ask for, in quarters of a
+ * block at speed 4 (byte 1 / 32: the bits that the height leaves free). The values that
+ * mutations write most (0x00, 0xff) get the least; class 5 is the largest
+ * and the only one that takes colour images whose planes' first blocks alone
+ * exceed it (colour at speeds 0 and 1). */
+static const int fuzz_fast_work[8] = {4, 4, 8, 12, 16, 24, 8, 4};
+#define FUZZ_FAST_TOP_CLASS 5
+
+/*
+ * The image of the fast targets (fuzz_roundtrip_fast, fuzz_diff) for
+ * settings s (fitted): w x h with ch channels.
+ *
+ * Channels: fuzz_channels (1 + byte 6 / 8 % 4); but a colour image (3 or 4
+ * channels, so three planes or more) whose planes' first blocks alone
+ * (fuzz_search_blocks of one pixel, times the speed's weight) exceed the
+ * work of its class is made grey, 3 -> 1 and 4 -> 2 (alpha kept), except in
+ * the largest class.
+ * Sizes: width 1 + byte 0 % 48, height 1 + byte 1 % 32, the height lowered
+ * to 1024 / width if needed (at most 48 x 21: six blocks, two of them in one
+ * wavefront step); then, while the search's blocks (fuzz_search_blocks)
+ * times the speed's weight exceed the class's work, the height is lowered
+ * by 16 (a row of blocks) while it exceeds 16, then the width likewise.
+ * Lowering by whole blocks keeps the partial blocks at the image's edges.
+ * An image whose first blocks alone exceed the work (speeds 0 to 2 in the
+ * smallest classes, colour at speeds 0 to 2 in the largest) keeps one block
+ * per plane. Every setting stays reachable, the slow
+ * ones on the smallest images only: six blocks (48 x 21 grey) need class 5
+ * and speed 4, colour at speeds 0 to 2 class 5.
+ */
+#define FUZZ_FAST_MAX_WIDTH 48
+#define FUZZ_FAST_MAX_HEIGHT 32
+#define FUZZ_FAST_MAX_PIXELS 1024
+static inline void fuzz_fast_image(const uint8_t *d, size_t n, const mmp_settings *s, int *w,
+                                   int *h, int *ch)
+{
+    const int cls = (int)(byte_at(d, n, 1) / 32), work = fuzz_fast_work[cls];
+    const int wt = fuzz_speed_weight[s->speed];
+    *ch = fuzz_channels(d, n);
+    if (*ch >= 3 && cls != FUZZ_FAST_TOP_CLASS && fuzz_search_blocks(1, 1, *ch, s) * wt > work)
+        *ch -= 2;
+    *w = 1 + (int)(byte_at(d, n, 0) % FUZZ_FAST_MAX_WIDTH);
+    *h = 1 + (int)(byte_at(d, n, 1) % FUZZ_FAST_MAX_HEIGHT);
+    if (*w * *h > FUZZ_FAST_MAX_PIXELS)
+        *h = FUZZ_FAST_MAX_PIXELS / *w;
+    while (*h > 16 && fuzz_search_blocks(*w, *h, *ch, s) * wt > work)
+        *h -= 16;
+    while (*w > 16 && fuzz_search_blocks(*w, *h, *ch, s) * wt > work)
+        *w -= 16;
 }
 
 /* ------------------------------------------------ encode, then decode */

@@ -175,33 +175,37 @@ enc --max-error 7 --residual mmp -l 100 -d 64 $T/f.ppm $F/face-24x20-near7-after
 enc --max-error 1 -d 64 $T/m12.pgm $F/moon-30x30-12bit-near1-d64.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
-# fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32), maxval,
-# lambda (b % 8 of 0 1 4 10 30 100 300 1000), dict_cap (b % 4 of 64 65 96
-# 128), redundancy, mode + 4 * raster, step, 16-bit maxval, then samples).
+# fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32) + 32 *
+# cost class (the work the search may take: class 5 the most, 48 x 21 grey
+# at speed 4), maxval, lambda (b % 8 of 0 1 4 10 30 100 300 1000) + 8 *
+# speed index (0: speed 4, 6: 3, 10: 2, 13: 1, 15: 0), dict_cap (b % 4 of
+# 64 65 96 128), redundancy, mode + 4 * raster, step, 16-bit maxval, then
+# samples).
 R=$C/roundtrip_fast
+rm -f $R/* $C/diff/*
 printf '\017\017\000\003\000\000\000\000\000\000' > $T/h1; head -c 256 $T/c16.pgm | tail -c 200 | cat $T/h1 - > $R/raw-16x16-8bit-l10-wavefront
-printf '\057\024\000\004\003\000\004\000\000\000' > $T/h2; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h2 - > $R/raw-48x21-8bit-l30-raster
-printf '\057\024\000\004\003\000\007\000\000\000' > $T/h4; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h4 - > $R/raw-48x21-8bit-l30-raster-speed0
-printf '\057\024\000\004\003\000\204\000\000\000' > $T/h3; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h3 - > $R/raw-48x21-8bit-l30-raster-nofilter
-printf '\057\024\000\002\001\000\001\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-48x21-l4-wavefront
-printf '\037\037\001\001\001\000\005\003\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x32-16bit-l1-raster
-printf '\011\022\002\005\002\240\006\000\000\000\003\144\005\310\017\000' > $R/runs-10x19-l100-raster
-printf '\020\003\003\007\003\000\003\000\377\003\125\252\063\314' > $R/binary-17x4-l1000
-# Restoration filter off: byte 6 / 128 = 1. Speed (byte 6 % 4): 0 speed 4,
-# 1 speed 2, 2 speed 1, 3 speed 0.
+printf '\017\117\000\063\000\000\000\000\000\000' > $T/h8; head -c 256 $T/c16.pgm | tail -c 200 | cat $T/h8 - > $R/raw-16x16-8bit-l10-speed3
+printf '\057\264\000\004\003\000\004\000\000\000' > $T/h2; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h2 - > $R/raw-48x21-8bit-l30-raster
+printf '\017\017\000\174\003\000\004\000\000\000' > $T/h4; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h4 - > $R/raw-16x16-8bit-l30-raster-speed0
+printf '\057\264\000\004\003\000\204\000\000\000' > $T/h3; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h3 - > $R/raw-48x21-8bit-l30-raster-nofilter
+printf '\057\264\000\002\001\000\001\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-48x21-l4-wavefront
+printf '\037\277\001\121\001\000\005\003\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x32-16bit-l1-raster-speed2
+printf '\011\262\002\155\002\240\006\000\000\000\003\144\005\310\017\000' > $R/runs-10x19-l100-raster-speed1
+printf '\017\003\003\177\003\000\003\000\377\003\125\252\063\314' > $R/binary-16x4-l1000-speed0
+# Restoration filter off: byte 6 / 128 = 1.
 # Colour (byte 6 / 8 % 4 + 1 channels; / 32 % 2 YCoCg-R; / 64 % 2 4:4:4;
-# byte 5 % 2 alpha as an MMP plane).
-printf '\037\027\000\003\000\000\021\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x24-rgb-ycbcr420-l10
-printf '\021\016\000\004\001\000\160\001\000\000\003\144\005\310\017\000' > $R/raw-18x15-rgb-ycocg444-l30
-printf '\027\011\000\002\000\000\030\003\000\000\377\000\200\100' > $R/raw-24x10-rgba-ycbcr420-exact-l4
-printf '\013\007\001\005\002\201\011\000\000\000\011\022\033\044' > $R/raw-12x8-greyalpha-16bit-mmp-l100
-printf '\000\000\000\000\000\000\030\000\000\000' > $R/one-pixel-rgba
+# byte 5 % 2 alpha as an MMP plane; a class whose work holds the planes).
+printf '\037\267\000\003\000\000\021\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x24-rgb-ycbcr420-l10
+printf '\021\256\000\004\001\000\160\001\000\000\003\144\005\310\017\000' > $R/raw-18x15-rgb-ycocg444-l30
+printf '\027\211\000\002\000\000\030\003\000\000\377\000\200\100' > $R/raw-24x10-rgba-ycbcr420-exact-l4
+printf '\013\147\001\125\002\201\011\000\000\000\011\022\033\044' > $R/ramp-12x8-greyalpha-16bit-mmp-l100-speed2
+printf '\000\140\000\000\000\000\030\000\000\000' > $R/one-pixel-rgba
 printf '\000\000\000\000\000\000\000\000\000\000' > $R/one-pixel-lambda0
-printf '\037\017\003\000\002\377\000\000\321\007\377\000\000\377\200\100' > $R/raw-32x16-maxval2002-l0-redund
+printf '\037\117\003\000\002\377\000\000\321\007\377\000\000\377\200\100' > $R/raw-32x16-maxval2002-l0-redund
 # Lossless and near-lossless (byte 4: b / 8 % 4 = 2 lossless, 3 max error
 # b / 32 % 8; b / 4 % 2 = 1 the residual stage after MMP, else alone).
 printf '\057\024\000\004\020\000\004\000\000\000' > $T/h5; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h5 - > $R/raw-48x21-8bit-lossless
-printf '\057\024\000\004\024\000\004\000\000\000' > $T/h6; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h6 - > $R/raw-48x21-8bit-lossless-after-mmp
+printf '\057\264\000\004\024\000\004\000\000\000' > $T/h6; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h6 - > $R/raw-48x21-8bit-lossless-after-mmp
 printf '\057\024\000\004\130\000\004\000\000\000' > $T/h7; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h7 - > $R/raw-48x21-8bit-near2
 printf '\021\016\000\004\020\000\124\001\000\000\003\144\005\310\017\000' > $R/raw-18x15-rgb-lossless
 cp $R/* $C/diff/
