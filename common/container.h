@@ -45,6 +45,12 @@
 #define MMP_RESIDUAL_NONE 0
 #define MMP_RESIDUAL_AFTER_MMP 1
 #define MMP_RESIDUAL_ALONE 2
+/* Coding tools a file may switch on (the header's tools byte, a bit each):
+ * the transform residual of prediction leaves (docs/format.md 4.4), and
+ * with it the offer of a transform leaf's residual to the dictionary. */
+#define MMP_TOOL_TRANSFORM 1
+#define MMP_TOOL_TRANSFORM_DICT 2
+#define MMP_TOOLS_ALL 3
 /* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
 #define MMP_MAX_ERROR_LIMIT 32767
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */
@@ -56,6 +62,7 @@ typedef struct mmp_header {
     uint32_t max_error;       /* residual stage: every sample within this of the input;
                                  0 without one */
     uint32_t residual;        /* MMP_RESIDUAL_* */
+    uint32_t tools;           /* MMP_TOOL_* bits */
     uint32_t planes;          /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     uint32_t log2_block;      /* 4: B = 16 */
     uint32_t log2_pmin;       /* 2: smallest prediction block side 4 */
