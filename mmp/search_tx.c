@@ -46,6 +46,117 @@ static void forward(const int32_t *r, int a, int b, int64_t *f)
     }
 }
 
+/* Rate in 1/256 bit of magnitude |level| = v >= 1 at magnitude context mc,
+ * sign included (the syntax of mmp_tx_code_levels). */
+static double mag_rate(const mmp_tx_costs *c, int mc, int v)
+{
+    if (v - 1 < MMP_TX_ESCAPE)
+        return c->mag[mc][v - 1] + 256.0;
+    const uint32_t rem = (uint32_t)(v - 1 - MMP_TX_ESCAPE);
+    int k = 0;
+    while ((rem + 1) >> (k + 1))
+        k++;
+    double r = c->mag[mc][MMP_TX_ESCAPE] + 256.0 * (k + 1);
+    for (int j = 0; j <= k && j < MMP_TX_MAX_PREFIX; j++)
+        r += c->eg[j < MMP_TX_EG_CTX ? j : MMP_TX_EG_CTX - 1][j < k];
+    return r;
+}
+
+#define PAD (MMP_B + 2)
+
+/*
+ * Rate-distortion optimised quantisation: from the rounded levels, in
+ * reverse scan order each level may become one less or zero, whichever
+ * lowers distortion (in the transform domain) plus lambda times its rate
+ * under the frozen costs with the contexts of the levels already decided;
+ * then the last position (or none) of least cost. The contexts mirror
+ * mmp_tx_code_levels; the caller measures the result exactly, so an
+ * approximation here can only cost efficiency, never correctness.
+ */
+static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t step, int a,
+                 int b, int32_t *lv)
+{
+    const int area = 1 << (a + b), w = 1 << b, ps = mmp_pscale(a, b);
+    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    const mmp_tx_costs *c = t->cost;
+    uint16_t scan[MMP_B * MMP_B];
+    mmp_tx_scan(a, b, scan);
+    /* J units: squared error << 16 against lambda_q8 times 1/256 bits; one
+     * level is step / 16 (over sqrt(2) for odd a + b) in orthonormal units. */
+    const double wgt = (double)step * (double)step / (256.0 * ((a + b) & 1 ? 2 : 1)) * 65536.0;
+    const double lam = (double)t->lambda_q8;
+    double x[MMP_B * MMP_B];
+    int last0 = -1;
+    for (int i = 0; i < area; i++) {
+        const int pos = scan[i];
+        x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
+        double r = floor(x[i] + 0.5);
+        r = r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r;
+        lv[pos] = (int32_t)r;
+        if (r > 0)
+            last0 = i;
+    }
+    memset(lv, 0, sizeof(int32_t) * area);
+    if (last0 < 0)
+        return;
+    uint8_t mag[PAD * PAD] = {0};
+    double cost[MMP_B * MMP_B], sigr[MMP_B * MMP_B], dz[MMP_B * MMP_B];
+    int32_t chosen[MMP_B * MMP_B];
+    for (int i = last0; i >= 0; i--) {
+        const int pos = scan[i], y = pos >> b, xx = pos & (w - 1);
+        const uint8_t *tp = mag + y * PAD + xx;
+        const int nz = (tp[1] > 0) + (tp[2] > 0) + (tp[PAD] > 0) + (tp[2 * PAD] > 0) + (tp[PAD + 1] > 0);
+        const int sum = tp[1] + tp[2] + tp[PAD] + tp[2 * PAD] + tp[PAD + 1];
+        const int dg = y + xx, pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
+        const int sctx = (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
+                         (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
+        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
+                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        double r = floor(x[i] + 0.5);
+        const int l0 = (int)(r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r);
+        dz[i] = x[i] * x[i] * wgt;
+        double best = dz[i] + lam * c->sig[sctx][0];
+        int bl = 0;
+        for (int v = l0; v >= 1 && v >= l0 - 1; v--) {
+            const double d = (x[i] - v) * (x[i] - v) * wgt;
+            const double j = d + lam * (c->sig[sctx][1] + mag_rate(c, mc, v));
+            if (j < best) {
+                best = j;
+                bl = v;
+            }
+        }
+        chosen[i] = bl;
+        cost[i] = best;
+        sigr[i] = lam * c->sig[sctx][bl != 0];
+        mag[y * PAD + xx] = (uint8_t)(bl < 15 ? bl : 15);
+    }
+    /* The last position: none (cbf 0), or L with every later level zero. */
+    double zeros = 0;
+    for (int i = 0; i <= last0; i++)
+        zeros += dz[i];
+    double best = zeros + lam * c->cbf[ps][0];
+    int best_last = -1;
+    double head = 0; /* cost of positions 0 .. L */
+    double tail = zeros; /* zero distortion of positions L + 1 .. last0 */
+    for (int L = 0; L <= last0; L++) {
+        head += cost[L];
+        tail -= dz[L];
+        if (!chosen[L])
+            continue;
+        const int g = L ? 32 - __builtin_clz((unsigned)L) : 0;
+        const double j = head - sigr[L] + tail +
+                         lam * (c->cbf[ps][1] + c->last[ps][g] + (g >= 2 ? 256.0 * (g - 1) : 0));
+        if (j < best) {
+            best = j;
+            best_last = L;
+        }
+    }
+    for (int i = 0; i <= best_last; i++) {
+        const int pos = scan[i];
+        lv[pos] = f[pos] < 0 ? -chosen[i] : chosen[i];
+    }
+}
+
 /* Rounding offsets of the deadzone quantiser tried, in 1/64 of a step. */
 static const int offsets[] = {32, 21, 10};
 #define NOFFSETS ((int)(sizeof offsets / sizeof offsets[0]))
@@ -64,9 +175,15 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     const int64_t den = mmp_tx_leaf_step(t->step_q4, a, b) << (8 + ((a + b) >> 1));
     int64_t best = INT64_MAX;
     int prev_nz = -1;
-    for (int o = 0; o <= NOFFSETS; o++) {
+    for (int o = 0; o <= NOFFSETS + 1; o++) {
         int nz = 0;
-        if (o < NOFFSETS) {
+        if (o == NOFFSETS + 1) {
+            rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, lv);
+            for (int i = 0; i < area; i++)
+                nz += lv[i] != 0;
+            if (!nz)
+                continue;
+        } else if (o < NOFFSETS) {
             for (int i = 0; i < area; i++) {
                 const int64_t m = f[i] < 0 ? -f[i] : f[i];
                 int64_t q = (m * 64 + offsets[o] * den) / (den * 64);
