@@ -129,7 +129,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         if (qi > MMP_TX_MAX_QI)
             err = MMP_EBITSTREAM;
         else
-            mmp_codec_set_transform(&c, (int)qi, (hdr->tools & MMP_TOOL_TRANSFORM_DICT) != 0);
+            mmp_codec_set_transform(&c, (int)qi);
     }
     if (!err)
         err = decode_payload(&c, &o, blk, rc, chk);

@@ -17,6 +17,11 @@
  * The engine's matches of each leaf come through the memo
  * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
  *
+ * Where the plane has the transform residual (docs/format.md 4.4), each
+ * mode's residual tree competes with its transform residual, priced here
+ * on the host (mmp/search_tx.h) from the leaf's samples, the prediction and
+ * the step's frozen rates alone: the engines do not see it.
+ *
  * Speed presets above 0 (mmp_search_speed) prune by rules that depend only on
  * the block's samples, its neighbours' reconstruction and the step's rates,
  * never on the schedule or the engine: the modes of a leaf are ranked by an

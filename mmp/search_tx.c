@@ -1,23 +1,28 @@
 /* The encoder's side of the transform residual (see search_tx.h). */
 #include "mmp/search_tx.h"
 
+#include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/scales.h"
 
-/* Step = k * sqrt(lambda): HEVC's lambda = 0.57 * 2^((QP - 12) / 3) and
- * Qstep = 2^((QP - 4) / 6) give k = 3.34 for the same J = D + lambda * R. */
-static double step_k(void)
-{
-    const char *e = getenv("MMP_TX_K"); /* experiment only */
-    return e ? atof(e) : 3.34;
-}
+/* RDOQ's decisions use doubles: the same bytes from every build and machine
+ * need them evaluated in double precision, as LSP does (predict/lsp.c). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "the transform search needs double arithmetic in double precision (FLT_EVAL_METHOD == 0)"
+#endif
+
+/* Step = k * sqrt(lambda). HEVC's lambda = 0.57 * 2^((QP - 12) / 3) and
+ * Qstep = 2^((QP - 4) / 6) give k = 3.34 for the same J = D + lambda * R;
+ * measured on crops (docs/results/tuning/transform-2026-11-24.md: 2.8,
+ * 3.34, 3.9, 4.5 gave -6.9, -8.5, -8.9, -8.2 % BD-rate), 3.9 is best: the
+ * coarser step suits a tool that competes with the dictionary's patterns. */
+#define STEP_K 3.9
 
 int mmp_tx_qi_for_lambda(int64_t lambda_q8)
 {
-    const double step = step_k() * sqrt((double)lambda_q8 / 256.0);
+    const double step = STEP_K * sqrt((double)lambda_q8 / 256.0);
     const long qi = step > 0 ? 1 + lround(8.0 * log2(step)) : 1;
     return (int)(qi < 1 ? 1 : qi > MMP_TX_MAX_QI ? MMP_TX_MAX_QI : qi);
 }
@@ -143,7 +148,9 @@ static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t 
         tail -= dz[L];
         if (!chosen[L])
             continue;
-        const int g = L ? 32 - __builtin_clz((unsigned)L) : 0;
+        int g = 0; /* the bit length of L */
+        while (L >> g)
+            g++;
         const double j = head - sigr[L] + tail +
                          lam * (c->cbf[ps][1] + c->last[ps][g] + (g >= 2 ? 256.0 * (g - 1) : 0));
         if (j < best) {

@@ -20,7 +20,7 @@ typedef struct mmp_tx_search {
 } mmp_tx_search;
 
 /* The quantiser index for a plane searched at lambda_q8 (on the plane's
- * sample scale): a step of k * sqrt(lambda), k = MMP_TX_STEP_K. */
+ * sample scale): a step of 3.9 * sqrt(lambda) (search_tx.c). */
 int mmp_tx_qi_for_lambda(int64_t lambda_q8);
 
 /*

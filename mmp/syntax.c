@@ -65,11 +65,10 @@ void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref)
             mmp_model_init(&c->models.mode[mmp_pscale(a, b)], mmp_plane_modes(&c->plane));
 }
 
-void mmp_codec_set_transform(mmp_codec *c, int qi, int dict)
+void mmp_codec_set_transform(mmp_codec *c, int qi)
 {
     c->tx_qi = qi;
     c->tx_step_q4 = qi > 0 ? mmp_tx_step_q4(qi) : 0;
-    c->tx_dict = qi > 0 && dict;
     mmp_tx_models_init(&c->models.tx);
 }
 
@@ -186,7 +185,9 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, i
 /*
  * The transform residual of a 2^a x 2^b leaf into res (row stride MMP_B):
  * the levels from the tokens (row-major) or the decoder, then the inverse
- * transform; with tx_dict the residual is a new pattern.
+ * transform. It creates no new pattern: offering it to the dictionary
+ * gained 0.3 % for twice the encoding time
+ * (docs/results/tuning/transform-2026-11-24.md).
  */
 static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, int b, int *err)
 {
@@ -211,8 +212,6 @@ static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, i
         mmp_tx_code_levels(&c->models.tx, NULL, io->dec, NULL, level, a, b);
     }
     mmp_tx_inverse(level, a, b, c->tx_step_q4, c->maxval, res, MMP_B);
-    if (c->tx_dict)
-        queue_pattern(c, res, a, b, err);
 }
 
 static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0, int a,

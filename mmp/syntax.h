@@ -64,11 +64,9 @@ typedef struct mmp_codec {
     long upd_len, upd_room;   /* samples queued, room for */
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
     /* The transform residual (docs/format.md 4.4): the plane's quantiser
-     * index (0: none, and no residual-type symbol), its step in 1/16, and
-     * whether a transform leaf offers its residual to the dictionary. */
+     * index (0: none, and no residual-type symbol) and its step in 1/16. */
     int tx_qi;
     int64_t tx_step_q4;
-    int tx_dict;
 } mmp_codec;
 
 /* step_blocks: the most blocks of one step (mmp_order.max_step), whose new
@@ -85,9 +83,8 @@ void mmp_codec_free(mmp_codec *c);
 void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref);
 
 /* Switch the plane's transform residual on (qi 1 .. MMP_TX_MAX_QI) or off
- * (0), before its first block; dict: transform leaves offer their residual
- * to the dictionary. */
-void mmp_codec_set_transform(mmp_codec *c, int qi, int dict);
+ * (0), before its first block. */
+void mmp_codec_set_transform(mmp_codec *c, int qi);
 
 /* Where the symbols of a block come from and go to. Encoding takes them from
  * tok[] (one token per decision, in traversal order, forced ones included)

@@ -94,7 +94,7 @@ static int usage(FILE *f)
             "      --dct D          transform residual: on (each prediction leaf may code its\n"
             "                       residual as quantised DCT coefficients instead of\n"
             "                       dictionary patterns, chosen by rate-distortion) or off\n"
-            "                       (default off)\n"
+            "                       (default on; lossless and near-lossless: off)\n"
             "      --recon FILE     also write the encoder's reconstruction: PNG if FILE\n"
             "                       ends in .png (maxval must be 2^k-1: 8 or 16 bits, sBIT\n"
             "                       for fewer; any other maxval is an error), PGM for .pgm\n"
