@@ -664,6 +664,7 @@ static void test_mutations(void **state)
         h.dict_cap = k % 2 ? 64 : 64 + (uint32_t)rng_below(2000);
         h.redund_q4 = k % 4 == 3 ? (1u << 30) : (uint32_t)rng_below(300);
         h.order = (uint32_t)(k % 3 == 0 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT);
+        h.tools = (uint32_t)(k % 2); /* half with the transform residual's syntax */
         size_t m = 4 + rng_below(k < 20 ? 200 : 3000);
         uint8_t *pay = malloc(m);
         assert_non_null(pay);
