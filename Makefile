@@ -50,7 +50,7 @@ BIN   ?= bin
 
 # Shared normative code (encoder and decoder) and the decoder driver.
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) $(wildcard filter/*.c) \
-          mmp/api.c mmp/order.c mmp/syntax.c mmp/colour.c mmp/alpha.c mmp/refine.c mmp/decoder.c mmp/info.c
+          mmp/api.c mmp/order.c mmp/syntax.c mmp/transform.c mmp/colour.c mmp/alpha.c mmp/refine.c mmp/decoder.c mmp/info.c
 # The search engines: seq always, omp and opencl by switch.
 KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
 ifeq ($(OPENMP),1)

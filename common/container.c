@@ -4,7 +4,7 @@
  * Layout (docs/format.md section 2): all multi-byte fields little-endian.
  *   0  magic "MMPi"     4  version u8   5  planes u8   6  log2_block u8
  *   7  log2_pmin u8     8  width u32   12  height u32  16  maxval u16
- *  18  max_error u16   20  dict_cap u16   22  residual u8  23  reserved u8 (0)
+ *  18  max_error u16   20  dict_cap u16   22  residual u8  23  tools u8
  *  24  redund_q4 u32   28  lambda_q8 u32
  *  32  payload_len u64 40  order u8    41  transform u8 42  chroma u8
  *  43  alpha u8        44  crc32 u32   48  payload
@@ -36,7 +36,7 @@ enum {
     OFF_MAX_ERROR = 18,
     OFF_DICT_CAP = 20,
     OFF_RESIDUAL = 22,
-    OFF_RESERVED = 23,
+    OFF_TOOLS = 23,
     OFF_REDUND_Q4 = 24,
     OFF_LAMBDA_Q8 = 28,
     OFF_PAYLOAD_LEN = 32,
@@ -100,7 +100,7 @@ void mmp_header_write(const mmp_header *h, uint8_t *out)
     put_u16(out + OFF_MAX_ERROR, h->max_error);
     put_u16(out + OFF_DICT_CAP, h->dict_cap);
     out[OFF_RESIDUAL] = (uint8_t)h->residual;
-    out[OFF_RESERVED] = 0;
+    out[OFF_TOOLS] = (uint8_t)h->tools;
     put_u32(out + OFF_REDUND_Q4, h->redund_q4);
     put_u32(out + OFF_LAMBDA_Q8, h->lambda_q8);
     put_u64(out + OFF_PAYLOAD_LEN, h->payload_len);
@@ -194,6 +194,7 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
     t.max_error = get_u16(buf + OFF_MAX_ERROR);
     t.dict_cap = get_u16(buf + OFF_DICT_CAP);
     t.residual = buf[OFF_RESIDUAL];
+    t.tools = buf[OFF_TOOLS];
     t.redund_q4 = get_u32(buf + OFF_REDUND_Q4);
     t.lambda_q8 = get_u32(buf + OFF_LAMBDA_Q8);
     t.payload_len = get_u64(buf + OFF_PAYLOAD_LEN);
@@ -226,9 +227,9 @@ int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf
         return mmp_error(errbuf, errlen, MMP_ELIMIT,
                     "image too large: width x height = %u x %u exceeds %lld pixels",
                     t.width, t.height, (long long)MMP_MAX_PIXELS);
-    if (buf[OFF_RESERVED] != 0)
-        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported reserved byte %u (only 0)",
-                         buf[OFF_RESERVED]);
+    if (t.tools & ~(uint32_t)MMP_TOOLS_ALL)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported tools %u (known: %d)",
+                         t.tools, MMP_TOOLS_ALL);
     if (t.maxval < 1 || t.maxval > 65535)
         return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "invalid maxval %u (must be 1..65535)",
                     t.maxval);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 6
+#define MMP_FORMAT_VERSION 7
 /* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
 #define MMP_HEADER_SIZE 48
 /* Bytes of the header covered by the CRC (everything before the CRC field). */
@@ -45,6 +45,10 @@
 #define MMP_RESIDUAL_NONE 0
 #define MMP_RESIDUAL_AFTER_MMP 1
 #define MMP_RESIDUAL_ALONE 2
+/* Coding tools a file may switch on (the header's tools byte, a bit each):
+ * the transform residual of prediction leaves (docs/format.md 4.4). */
+#define MMP_TOOL_TRANSFORM 1
+#define MMP_TOOLS_ALL 1
 /* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
 #define MMP_MAX_ERROR_LIMIT 32767
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */
@@ -56,6 +60,7 @@ typedef struct mmp_header {
     uint32_t max_error;       /* residual stage: every sample within this of the input;
                                  0 without one */
     uint32_t residual;        /* MMP_RESIDUAL_* */
+    uint32_t tools;           /* MMP_TOOL_* bits */
     uint32_t planes;          /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     uint32_t log2_block;      /* 4: B = 16 */
     uint32_t log2_pmin;       /* 2: smallest prediction block side 4 */
@@ -75,8 +80,8 @@ typedef struct mmp_header {
 /*
  * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
  * version written is always MMP_FORMAT_VERSION; maxval, max_error and
- * dict_cap as 16 bits; planes, log2_block, log2_pmin, residual, order,
- * transform, chroma and alpha as single bytes.
+ * dict_cap as 16 bits; planes, log2_block, log2_pmin, residual, tools,
+ * order, transform, chroma and alpha as single bytes.
  * h->payload_crc is written as given:
  * compute it with mmp_container_crc, or use mmp_container_build, which does
  * both.

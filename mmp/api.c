@@ -30,6 +30,7 @@ void mmp_default_settings(mmp_settings *s)
     s->alpha = MMP_ALPHA_EXACT;
     s->chroma_lambda = 1.0;
     s->restoration = 1;
+    s->dct = 1;
     s->max_error = -1;
     s->residual = MMP_RESIDUAL_AUTO;
 }

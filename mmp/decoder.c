@@ -122,7 +122,17 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         return err;
     }
     c.plane_index = p;
-    err = decode_payload(&c, &o, blk, rc, chk);
+    if (hdr->tools & MMP_TOOL_TRANSFORM) {
+        /* The plane's quantiser index (docs/format.md 4.4). */
+        const uint32_t qi = mmp_rc_decode_freq(rc, 256);
+        mmp_rc_decode_update(rc, qi, 1, 256);
+        if (qi > MMP_TX_MAX_QI)
+            err = MMP_EBITSTREAM;
+        else
+            mmp_codec_set_transform(&c, (int)qi);
+    }
+    if (!err)
+        err = decode_payload(&c, &o, blk, rc, chk);
     free(blk);
     mmp_order_free(&o);
     /* The plane's restoration filter, then the filtered plane. */

@@ -18,6 +18,7 @@
 #include "mmp/refine.h"
 #include "mmp/restore_fit.h"
 #include "mmp/search.h"
+#include "mmp/search_tx.h"
 #include "mmp/syntax.h"
 
 /* Most engines -e auto may try one after another. */
@@ -185,6 +186,8 @@ static void build_header(encoder *e)
         e->hdr.residual = st->residual == MMP_RESIDUAL_AUTO ? MMP_RESIDUAL_ALONE
                                                             : (uint32_t)st->residual;
     }
+    if (st->dct && st->max_error < 0)
+        e->hdr.tools = MMP_TOOL_TRANSFORM;
     e->hdr.transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     e->hdr.chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     e->hdr.alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;
@@ -424,6 +427,12 @@ static int restore_plane(encoder *e, int p)
 static int encode_plane(encoder *e, int p)
 {
     int err = set_up_plane(e, p);
+    if (!err && (e->hdr.tools & MMP_TOOL_TRANSFORM)) {
+        /* The plane's quantiser index opens its payload (docs/format.md 4.4). */
+        const int qi = mmp_tx_qi_for_lambda(plane_lambda_q8(e, p));
+        mmp_rc_encode(&e->rc, (uint32_t)qi, 1, 256);
+        mmp_codec_set_transform(&e->c, qi);
+    }
     if (!err && (err = mmp_search_create(&e->search, &e->c, e->orig, e->eng, e->es,
                                          plane_lambda_q8(e, p), e->st->speed, &e->log,
                                          e->st->verbose)))

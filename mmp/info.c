@@ -39,5 +39,6 @@ int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf,
     info->residual = (int)h.residual;
     info->max_error = h.residual == MMP_RESIDUAL_NONE ? -1 : (int)h.max_error;
     info->crc = h.payload_crc;
+    info->dct = (h.tools & MMP_TOOL_TRANSFORM) != 0;
     return MMP_OK;
 }

@@ -139,6 +139,10 @@ typedef struct mmp_settings {
     int restoration;        /* 1 (default): each plane gets the restoration filter that
                              * lowers its cost (docs/format.md section 7.5), or none where
                              * none does; 0: no plane gets one */
+    int dct;                /* 1 (default): prediction leaves may code their residual as
+                             * quantised DCT coefficients (docs/format.md 4.4), chosen
+                             * against the dictionary's residual tree by rate-distortion;
+                             * 0: never. Lossless and near-lossless files: ignored */
     const char *device;     /* for engines with devices (opencl): "P:D" indices or part of
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */
@@ -219,6 +223,8 @@ typedef struct mmp_file_info {
     int max_error;           /* with a residual stage, the bound on every sample's error
                               * (0: lossless); -1 for lossy files */
     uint32_t crc;            /* the CRC-32 the header stores (checked) */
+    int dct;                 /* 1: the planes may have the transform residual
+                              * (docs/format.md 4.4) */
 } mmp_file_info;
 
 /*

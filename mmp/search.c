@@ -17,6 +17,11 @@
  * The engine's matches of each leaf come through the memo
  * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
  *
+ * Where the plane has the transform residual (docs/format.md 4.4), each
+ * mode's residual tree competes with its transform residual, priced here
+ * on the host (mmp/search_tx.h) from the leaf's samples, the prediction and
+ * the step's frozen rates alone: the engines do not see it.
+ *
  * Speed presets above 0 (mmp_search_speed) prune by rules that depend only on
  * the block's samples, its neighbours' reconstruction and the step's rates,
  * never on the schedule or the engine: the modes of a leaf are ranked by an
@@ -39,6 +44,7 @@
 #include "common/log.h"
 #include "mmp/search_memo.h"
 #include "mmp/search_sched.h"
+#include "mmp/search_tx.h"
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
 
@@ -59,6 +65,10 @@ typedef struct scratch {
     int32_t pred[MMP_NUM_MODES * MMP_B * MMP_B];
     mmp_memo_scratch memo;
     dp_tables dp;
+    /* The transform option: one mode's levels and residual, and the best
+     * mode's. */
+    int32_t tx_level[MMP_B * MMP_B], tx_res[MMP_B * MMP_B];
+    int32_t best_level[MMP_B * MMP_B], best_res[MMP_B * MMP_B];
 } scratch;
 
 /* One option's private reconstruction of the block being searched. */
@@ -77,6 +87,8 @@ struct mmp_search {
     uint32_t mode_cost[MMP_NPSCALES][MMP_NUM_MODES];
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
+    mmp_tx_costs tx_cost; /* when the plane has the transform residual */
+    mmp_tx_search tx;
     int64_t lambda;
     mmp_search_speed speed;
     int64_t sqrt_lambda_q8; /* sqrt(lambda) in 1/256: the weight of bits against SATD */
@@ -183,6 +195,8 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->tab.lambda_q8 = lambda_q8;
     s->tab.maxval = c->maxval;
     s->tab.dict_id = (uint32_t)c->plane_index;
+    s->tx = (mmp_tx_search){.cost = &s->tx_cost, .lambda_q8 = lambda_q8,
+                            .step_q4 = c->tx_step_q4, .maxval = c->maxval};
     *out = s;
     return 0;
 }
@@ -245,6 +259,8 @@ static void snapshot_rates(mmp_search *s)
         flag_costs(&m->rflag[k], k / MMP_NLOG > 0, s->rflag_cost[k]);
         mmp_imodel_costs(&m->idx[k], s->idx_cost[k]);
     }
+    if (s->c->tx_qi)
+        mmp_tx_costs_of(&m->tx, &s->tx_cost);
 }
 
 /* Residual-tree dynamic programme over the engine's matches of one mode. */
@@ -419,16 +435,33 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
-    int best_mode = 0;
+    int best_mode = 0, best_tx = 0;
+    const int tx = c->tx_qi > 0;
+    const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
     for (int m = 0; m < mmp_plane_modes(&v->plane); m++) {
         if (!(modes >> m & 1))
             continue;
-        int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) +
-                     s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m]);
+        const int64_t head = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m]);
+        int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head +
+                     (tx ? s->lambda * rtype_cost[0] : 0);
         if (jv < best) {
             best = jv;
             best_mode = m;
+            best_tx = 0;
             memcpy(dp->best_flag, dp->flag, (size_t)count);
+        }
+        if (!tx)
+            continue;
+        /* The transform residual of the same prediction; ties keep the tree. */
+        jv = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
+                                x->tx_res) +
+             head + s->lambda * rtype_cost[1];
+        if (jv < best) {
+            best = jv;
+            best_mode = m;
+            best_tx = 1;
+            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
+            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
         }
     }
     const mmp_match *mt = x->matches + (long)best_mode * count;
@@ -436,7 +469,15 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     *nt = 0;
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
-    residual_emit(s, mt, dp->best_flag, a, b, a, b, 0, 0, pat, tok, nt);
+    if (tx)
+        tok[(*nt)++] = best_tx;
+    if (best_tx) {
+        memcpy(tok + *nt, x->best_level, sizeof(int32_t) * area);
+        *nt += area;
+        memcpy(pat, x->best_res, sizeof(int32_t) * area);
+    } else {
+        residual_emit(s, mt, dp->best_flag, a, b, a, b, 0, 0, pat, tok, nt);
+    }
     mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
     view_store(v, y0, x0, h, w, rec);
     mmp_pool_put(&s->pool, x);

@@ -65,6 +65,13 @@ void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref)
             mmp_model_init(&c->models.mode[mmp_pscale(a, b)], mmp_plane_modes(&c->plane));
 }
 
+void mmp_codec_set_transform(mmp_codec *c, int qi)
+{
+    c->tx_qi = qi;
+    c->tx_step_q4 = qi > 0 ? mmp_tx_step_q4(qi) : 0;
+    mmp_tx_models_init(&c->models.tx);
+}
+
 void mmp_codec_free(mmp_codec *c)
 {
     mmp_dict_free(&c->dict);
@@ -122,6 +129,26 @@ static int flag_of_symbol(int v, int split_h_allowed)
     return MMP_FLAG_SPLIT_V;
 }
 
+/* Queue the 2^a x 2^b pattern at res (row stride MMP_B) as a new pattern of
+ * the step. */
+static void queue_pattern(mmp_codec *c, const int32_t *res, int a, int b, int *err)
+{
+    /* The room is sized by the bounds on a block's patterns, times the
+     * blocks of a step: this cannot fail for a valid caller. */
+    if (c->nupd >= c->upd_cap || c->upd_len + (1L << (a + b)) > c->upd_room) {
+        *err = MMP_EINVAL;
+        return;
+    }
+    int32_t *u = c->upd + c->upd_len;
+    for (int y = 0; y < (1 << a); y++)
+        memcpy(u + (y << b), res + y * MMP_B, sizeof(int32_t) << b);
+    c->upd_off[c->nupd] = (int)c->upd_len;
+    c->upd_a[c->nupd] = (uint8_t)a;
+    c->upd_b[c->nupd] = (uint8_t)b;
+    c->nupd++;
+    c->upd_len += 1L << (a + b);
+}
+
 /*
  * Residual node 2^a x 2^b at (ry, rx) of the block's residual (row stride
  * MMP_B): fills it and queues the concatenation of split nodes, children
@@ -151,21 +178,40 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, i
         code_residual(c, io, res, ry, rx, a, b - 1, err);
         code_residual(c, io, res, ry, rx + (1 << (b - 1)), a, b - 1, err);
     }
-    /* The room is sized by the bounds on a block's patterns, times the
-     * blocks of a step: this cannot fail for a valid caller. */
-    if (*err || c->nupd >= c->upd_cap || c->upd_len + (1L << (a + b)) > c->upd_room) {
-        if (!*err)
+    if (!*err)
+        queue_pattern(c, res + ry * MMP_B + rx, a, b, err);
+}
+
+/*
+ * The transform residual of a 2^a x 2^b leaf into res (row stride MMP_B):
+ * the levels from the tokens (row-major) or the decoder, then the inverse
+ * transform. It creates no new pattern: offering it to the dictionary
+ * gained 0.3 % for twice the encoding time
+ * (docs/results/tuning/transform-2026-11-24.md).
+ */
+static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, int b, int *err)
+{
+    const int area = 1 << (a + b);
+    int32_t level[MMP_B * MMP_B];
+    if (io->encoding) {
+        if (io->pos > io->ntok - area) {
             *err = MMP_EINVAL;
-        return;
+            return;
+        }
+        for (int i = 0; i < area; i++) {
+            const int32_t v = io->tok[io->pos + i];
+            if (v < -MMP_TX_MAX_LEVEL || v > MMP_TX_MAX_LEVEL) {
+                *err = MMP_EINVAL;
+                return;
+            }
+            level[i] = v;
+        }
+        io->pos += area;
+        mmp_tx_code_levels(&c->models.tx, io->enc, NULL, NULL, level, a, b);
+    } else {
+        mmp_tx_code_levels(&c->models.tx, NULL, io->dec, NULL, level, a, b);
     }
-    int32_t *u = c->upd + c->upd_len;
-    for (int y = 0; y < (1 << a); y++)
-        memcpy(u + (y << b), res + (ry + y) * MMP_B + rx, sizeof(int32_t) << b);
-    c->upd_off[c->nupd] = (int)c->upd_len;
-    c->upd_a[c->nupd] = (uint8_t)a;
-    c->upd_b[c->nupd] = (uint8_t)b;
-    c->nupd++;
-    c->upd_len += 1L << (a + b);
+    mmp_tx_inverse(level, a, b, c->tx_step_q4, c->maxval, res, MMP_B);
 }
 
 static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0, int a,
@@ -191,10 +237,16 @@ static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y
     int mode = sym(io, &c->models.mode[ps], err);
     if (*err)
         return;
+    const int rtype = c->tx_qi ? sym(io, &c->models.tx.rtype[ps], err) : 0;
+    if (*err)
+        return;
     blk->leaf[blk->nleaves++] =
         (mmp_leaf){.y = (uint8_t)y0, .x = (uint8_t)x0, .a = (uint8_t)a, .b = (uint8_t)b,
                    .mode = (uint8_t)mode};
-    code_residual(c, io, blk->res + y0 * MMP_B + x0, 0, 0, a, b, err);
+    if (rtype)
+        code_transform(c, io, blk->res + y0 * MMP_B + x0, a, b, err);
+    else
+        code_residual(c, io, blk->res + y0 * MMP_B + x0, 0, 0, a, b, err);
 }
 
 int mmp_code_block(mmp_codec *c, mmp_symbols *io, mmp_block *blk)

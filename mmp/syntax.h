@@ -12,6 +12,7 @@
 #include "common/rangecoder.h"
 #include "common/scales.h"
 #include "dict/dict.h"
+#include "mmp/transform.h"
 #include "predict/predict.h"
 
 typedef struct mmp_models {
@@ -19,6 +20,7 @@ typedef struct mmp_models {
     mmp_model mode[MMP_NPSCALES];    /* prediction modes per prediction scale */
     mmp_model rflag[MMP_NSCALES];    /* residual-tree flags per scale (1x1 unused) */
     mmp_imodel idx[MMP_NSCALES];     /* dictionary indices per scale */
+    mmp_tx_models tx;                /* the transform residual (when tx_qi > 0) */
 } mmp_models;
 
 /* At most this many split residual nodes (new patterns) per block: the
@@ -61,6 +63,10 @@ typedef struct mmp_codec {
     int nupd, upd_cap;        /* patterns queued, room for */
     long upd_len, upd_room;   /* samples queued, room for */
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
+    /* The transform residual (docs/format.md 4.4): the plane's quantiser
+     * index (0: none, and no residual-type symbol) and its step in 1/16. */
+    int tx_qi;
+    int64_t tx_step_q4;
 } mmp_codec;
 
 /* step_blocks: the most blocks of one step (mmp_order.max_step), whose new
@@ -75,6 +81,10 @@ void mmp_codec_free(mmp_codec *c);
  * block; luma_ref (plane.width * plane.height samples) stays the caller's
  * and must outlive the codec's use of it. */
 void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref);
+
+/* Switch the plane's transform residual on (qi 1 .. MMP_TX_MAX_QI) or off
+ * (0), before its first block. */
+void mmp_codec_set_transform(mmp_codec *c, int qi);
 
 /* Where the symbols of a block come from and go to. Encoding takes them from
  * tok[] (one token per decision, in traversal order, forced ones included)

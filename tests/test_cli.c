@@ -166,10 +166,10 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
                               (unsigned long)d[46] << 16 | (unsigned long)d[47] << 24;
     free(d);
     snprintf(buf, n,
-             "version=6\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=7\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
-             "crc=0x%08lx\n",
+             "dct=on\ncrc=0x%08lx\n",
              maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MMP_HEADER_SIZE, order,
              crc);
 }

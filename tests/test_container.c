@@ -36,6 +36,7 @@ static void fill_header(mmp_header *h)
     h->transform = MMP_TRANSFORM_YCBCR;
     h->chroma = MMP_CHROMA_420;
     h->alpha = MMP_ALPHA_EXACT;
+    h->tools = MMP_TOOL_TRANSFORM;
 }
 
 static void fill_payload(uint8_t *p, size_t n)
@@ -135,6 +136,7 @@ static void test_layout(void **state)
     h.max_error = 0x1234;
     h.dict_cap = 0x3344;
     h.residual = 0x05;
+    h.tools = 0x01;
     h.redund_q4 = 0x55667788;
     h.lambda_q8 = 0x99aabbcc;
     h.payload_len = 0x0102030405060708ull;
@@ -144,7 +146,7 @@ static void test_layout(void **state)
     static const uint8_t want[MMP_HEADER_SIZE] = {
         'M', 'M', 'P', 'i', MMP_FORMAT_VERSION, 4, 4, 2,
         0x04, 0x03, 0x02, 0x01, 0x08, 0x07, 0x06, 0x05,
-        0xcd, 0xab, 0x34, 0x12, 0x44, 0x33, 0x05, 0x00,
+        0xcd, 0xab, 0x34, 0x12, 0x44, 0x33, 0x05, 0x01,
         0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99,
         0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
         0x01, 0x02, 0x01, 0x01, 0xef, 0xbe, 0xad, 0xde,
@@ -163,10 +165,10 @@ static void test_layout(void **state)
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
     /* The worked example in docs/format.md section 2. */
-    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x1B3C0F6Cu);
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x90145FE5u);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
-        0x4D, 0x4D, 0x50, 0x69, 0x06, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
-        0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
+        0x4D, 0x4D, 0x50, 0x69, 0x07, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x01, 0x64, 0x00, 0x00, 0x00,
         0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
         0x01, 0x01,
     };
@@ -277,7 +279,8 @@ static void test_each_field_invalid(void **state)
         {4, 1, 3, MMP_EUNSUPPORTED, "unsupported format version 3"},
         {4, 1, 4, MMP_EUNSUPPORTED, "unsupported format version 4"},
         {4, 1, 5, MMP_EUNSUPPORTED, "unsupported format version 5"},
-        {4, 1, 7, MMP_EUNSUPPORTED, "unsupported format version 7"},
+        {4, 1, 6, MMP_EUNSUPPORTED, "unsupported format version 6"},
+        {4, 1, 8, MMP_EUNSUPPORTED, "unsupported format version 8"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
         {5, 1, 5, MMP_EUNSUPPORTED, "unsupported planes 5"},
@@ -298,7 +301,8 @@ static void test_each_field_invalid(void **state)
         {18, 1, 1, MMP_EUNSUPPORTED, "unsupported max_error 1 with residual 0"},
         {20, 4, 0, MMP_ELIMIT, "dict_cap"},
         {22, 1, 3, MMP_EUNSUPPORTED, "unsupported residual 3"},
-        {23, 1, 1, MMP_EUNSUPPORTED, "unsupported reserved byte 1"},
+        {23, 1, 2, MMP_EUNSUPPORTED, "unsupported tools 2"},
+        {23, 1, 255, MMP_EUNSUPPORTED, "unsupported tools 255"},
         {20, 4, MMP_MIN_DICT_CAP - 1, MMP_ELIMIT, "dict_cap"},
         {20, 4, MMP_MAX_DICT_CAP + 1, MMP_ELIMIT, "dict_cap"},
         {24, 4, (uint64_t)MMP_MAX_REDUND_Q4 + 1, MMP_ELIMIT, "redund_q4"},

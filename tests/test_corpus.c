@@ -463,8 +463,9 @@ static const field_edit edits[] = {
     {"max_error=32767", 18, 2, 32767}, {"max_error=32768", 18, 2, 32768},
     {"max_error=65535", 18, 2, 65535}, {"residual=0", 22, 1, 0},
     {"residual=1", 22, 1, 1},        {"residual=2", 22, 1, 2},
-    {"residual=3", 22, 1, 3},        {"reserved23=1", 23, 1, 1},
-    {"version=5", 4, 1, 5},          {"version=7", 4, 1, 7},
+    {"residual=3", 22, 1, 3},        {"tools=1", 23, 1, 1},
+    {"tools=0", 23, 1, 0},           {"tools=2", 23, 1, 2},
+    {"version=6", 4, 1, 6},          {"version=8", 4, 1, 8},
     {"dict_cap=0", 20, 2, 0},        {"dict_cap=63", 20, 2, 63},
     {"dict_cap=64", 20, 2, 64},      {"dict_cap=65", 20, 2, 65},
     {"dict_cap=16384", 20, 2, 16384}, {"dict_cap=16385", 20, 2, 16385},
@@ -663,6 +664,7 @@ static void test_mutations(void **state)
         h.dict_cap = k % 2 ? 64 : 64 + (uint32_t)rng_below(2000);
         h.redund_q4 = k % 4 == 3 ? (1u << 30) : (uint32_t)rng_below(300);
         h.order = (uint32_t)(k % 3 == 0 ? MMP_ORDER_RASTER : MMP_ORDER_WAVEFRONT);
+        h.tools = (uint32_t)(k % 2); /* half with the transform residual's syntax */
         size_t m = 4 + rng_below(k < 20 ? 200 : 3000);
         uint8_t *pay = malloc(m);
         assert_non_null(pay);

@@ -121,6 +121,7 @@ static int print_info(const char *in_path)
         printf("max_error=none\n");
     else
         printf("max_error=%d\n", fi.max_error);
+    printf("dct=%s\n", fi.dct ? "on" : "off");
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
     return mmp_cli_stdout_done(prog);
 }

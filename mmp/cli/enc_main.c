@@ -91,6 +91,10 @@ static int usage(FILE *f)
             "      --filter F       restoration filter of the decoded planes: on (each plane\n"
             "                       gets the adaptive filter that lowers its cost, or none)\n"
             "                       or off (default on)\n"
+            "      --dct D          transform residual: on (each prediction leaf may code its\n"
+            "                       residual as quantised DCT coefficients instead of\n"
+            "                       dictionary patterns, chosen by rate-distortion) or off\n"
+            "                       (default on; lossless and near-lossless: off)\n"
             "      --recon FILE     also write the encoder's reconstruction: PNG if FILE\n"
             "                       ends in .png (maxval must be 2^k-1: 8 or 16 bits, sBIT\n"
             "                       for fewer; any other maxval is an error), PGM for .pgm\n"
@@ -238,7 +242,7 @@ int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
            OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_FILTER, OPT_BPP, OPT_PSNR,
-           OPT_BYTES, OPT_SPEED, OPT_LOSSLESS, OPT_MAX_ERROR, OPT_RESIDUAL };
+           OPT_BYTES, OPT_SPEED, OPT_LOSSLESS, OPT_MAX_ERROR, OPT_RESIDUAL, OPT_DCT };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
@@ -251,6 +255,7 @@ int main(int argc, char **argv)
         {"chroma-lambda", required_argument, 0, OPT_CHROMA_LAMBDA},
         {"alpha", required_argument, 0, OPT_ALPHA},
         {"filter", required_argument, 0, OPT_FILTER},
+        {"dct", required_argument, 0, OPT_DCT},
         {"lossless", no_argument, 0, OPT_LOSSLESS},
         {"max-error", required_argument, 0, OPT_MAX_ERROR},
         {"residual", required_argument, 0, OPT_RESIDUAL},
@@ -397,6 +402,16 @@ int main(int argc, char **argv)
                 st.restoration = 0;
             } else {
                 mmp_cli_error(prog, "unknown filter setting '%s' (on or off)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_DCT:
+            if (!strcmp(optarg, "on")) {
+                st.dct = 1;
+            } else if (!strcmp(optarg, "off")) {
+                st.dct = 0;
+            } else {
+                mmp_cli_error(prog, "unknown dct setting '%s' (on or off)", optarg);
                 return MMP_EXIT_USAGE;
             }
             break;

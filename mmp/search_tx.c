@@ -1,0 +1,231 @@
+/* The encoder's side of the transform residual (see search_tx.h). */
+#include "mmp/search_tx.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/scales.h"
+
+/* RDOQ's decisions use doubles: the same bytes from every build and machine
+ * need them evaluated in double precision, as LSP does (predict/lsp.c). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "the transform search needs double arithmetic in double precision (FLT_EVAL_METHOD == 0)"
+#endif
+
+/* Step = k * sqrt(lambda). HEVC's lambda = 0.57 * 2^((QP - 12) / 3) and
+ * Qstep = 2^((QP - 4) / 6) give k = 3.34 for the same J = D + lambda * R;
+ * measured on crops (docs/results/tuning/transform-2026-11-24.md: 2.8,
+ * 3.34, 3.9, 4.5 gave -6.9, -8.5, -8.9, -8.2 % BD-rate), 3.9 is best: the
+ * coarser step suits a tool that competes with the dictionary's patterns. */
+#define STEP_K 3.9
+
+int mmp_tx_qi_for_lambda(int64_t lambda_q8)
+{
+    const double step = STEP_K * sqrt((double)lambda_q8 / 256.0);
+    const long qi = step > 0 ? 1 + lround(8.0 * log2(step)) : 1;
+    return (int)(qi < 1 ? 1 : qi > MMP_TX_MAX_QI ? MMP_TX_MAX_QI : qi);
+}
+
+/* F = T_h r T_w^T, exact: |r| < 2^17 gives |F| < 2^17 * 1440^2 < 2^39. */
+static void forward(const int32_t *r, int a, int b, int64_t *f)
+{
+    const int h = 1 << a, w = 1 << b, sh = 16 >> a, sw = 16 >> b;
+    int64_t g[MMP_B * MMP_B];
+    for (int y = 0; y < h; y++)
+        for (int l = 0; l < w; l++) {
+            const int8_t *t = mmp_tx_matrix16[l * sw];
+            int64_t acc = 0;
+            for (int x = 0; x < w; x++)
+                acc += (int64_t)r[y * w + x] * t[x];
+            g[y * w + l] = acc;
+        }
+    for (int k = 0; k < h; k++) {
+        const int8_t *t = mmp_tx_matrix16[k * sh];
+        for (int l = 0; l < w; l++) {
+            int64_t acc = 0;
+            for (int y = 0; y < h; y++)
+                acc += t[y] * g[y * w + l];
+            f[k * w + l] = acc;
+        }
+    }
+}
+
+/* Rate in 1/256 bit of magnitude |level| = v >= 1 at magnitude context mc,
+ * sign included (the syntax of mmp_tx_code_levels). */
+static double mag_rate(const mmp_tx_costs *c, int mc, int v)
+{
+    if (v - 1 < MMP_TX_ESCAPE)
+        return c->mag[mc][v - 1] + 256.0;
+    const uint32_t rem = (uint32_t)(v - 1 - MMP_TX_ESCAPE);
+    int k = 0;
+    while ((rem + 1) >> (k + 1))
+        k++;
+    double r = c->mag[mc][MMP_TX_ESCAPE] + 256.0 * (k + 1);
+    for (int j = 0; j <= k && j < MMP_TX_MAX_PREFIX; j++)
+        r += c->eg[j < MMP_TX_EG_CTX ? j : MMP_TX_EG_CTX - 1][j < k];
+    return r;
+}
+
+#define PAD (MMP_B + 2)
+
+/*
+ * Rate-distortion optimised quantisation: from the rounded levels, in
+ * reverse scan order each level may become one less or zero, whichever
+ * lowers distortion (in the transform domain) plus lambda times its rate
+ * under the frozen costs with the contexts of the levels already decided;
+ * then the last position (or none) of least cost. The contexts mirror
+ * mmp_tx_code_levels; the caller measures the result exactly, so an
+ * approximation here can only cost efficiency, never correctness.
+ */
+static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t step, int a,
+                 int b, int32_t *lv)
+{
+    const int area = 1 << (a + b), w = 1 << b, ps = mmp_pscale(a, b);
+    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    const mmp_tx_costs *c = t->cost;
+    uint16_t scan[MMP_B * MMP_B];
+    mmp_tx_scan(a, b, scan);
+    /* J units: squared error << 16 against lambda_q8 times 1/256 bits; one
+     * level is step / 16 (over sqrt(2) for odd a + b) in orthonormal units. */
+    const double wgt = (double)step * (double)step / (256.0 * ((a + b) & 1 ? 2 : 1)) * 65536.0;
+    const double lam = (double)t->lambda_q8;
+    double x[MMP_B * MMP_B];
+    int last0 = -1;
+    for (int i = 0; i < area; i++) {
+        const int pos = scan[i];
+        x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
+        double r = floor(x[i] + 0.5);
+        r = r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r;
+        lv[pos] = (int32_t)r;
+        if (r > 0)
+            last0 = i;
+    }
+    memset(lv, 0, sizeof(int32_t) * area);
+    if (last0 < 0)
+        return;
+    uint8_t mag[PAD * PAD] = {0};
+    double cost[MMP_B * MMP_B], sigr[MMP_B * MMP_B], dz[MMP_B * MMP_B];
+    int32_t chosen[MMP_B * MMP_B];
+    for (int i = last0; i >= 0; i--) {
+        const int pos = scan[i], y = pos >> b, xx = pos & (w - 1);
+        const uint8_t *tp = mag + y * PAD + xx;
+        const int nz = (tp[1] > 0) + (tp[2] > 0) + (tp[PAD] > 0) + (tp[2 * PAD] > 0) + (tp[PAD + 1] > 0);
+        const int sum = tp[1] + tp[2] + tp[PAD] + tp[2 * PAD] + tp[PAD + 1];
+        const int dg = y + xx, pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
+        const int sctx = (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
+                         (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
+        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
+                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        double r = floor(x[i] + 0.5);
+        const int l0 = (int)(r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r);
+        dz[i] = x[i] * x[i] * wgt;
+        double best = dz[i] + lam * c->sig[sctx][0];
+        int bl = 0;
+        for (int v = l0; v >= 1 && v >= l0 - 1; v--) {
+            const double d = (x[i] - v) * (x[i] - v) * wgt;
+            const double j = d + lam * (c->sig[sctx][1] + mag_rate(c, mc, v));
+            if (j < best) {
+                best = j;
+                bl = v;
+            }
+        }
+        chosen[i] = bl;
+        cost[i] = best;
+        sigr[i] = lam * c->sig[sctx][bl != 0];
+        mag[y * PAD + xx] = (uint8_t)(bl < 15 ? bl : 15);
+    }
+    /* The last position: none (cbf 0), or L with every later level zero. */
+    double zeros = 0;
+    for (int i = 0; i <= last0; i++)
+        zeros += dz[i];
+    double best = zeros + lam * c->cbf[ps][0];
+    int best_last = -1;
+    double head = 0; /* cost of positions 0 .. L */
+    double tail = zeros; /* zero distortion of positions L + 1 .. last0 */
+    for (int L = 0; L <= last0; L++) {
+        head += cost[L];
+        tail -= dz[L];
+        if (!chosen[L])
+            continue;
+        int g = 0; /* the bit length of L */
+        while (L >> g)
+            g++;
+        const double j = head - sigr[L] + tail +
+                         lam * (c->cbf[ps][1] + c->last[ps][g] + (g >= 2 ? 256.0 * (g - 1) : 0));
+        if (j < best) {
+            best = j;
+            best_last = L;
+        }
+    }
+    for (int i = 0; i <= best_last; i++) {
+        const int pos = scan[i];
+        lv[pos] = f[pos] < 0 ? -chosen[i] : chosen[i];
+    }
+}
+
+/* Rounding offsets of the deadzone quantiser tried, in 1/64 of a step. */
+static const int offsets[] = {32, 21, 10};
+#define NOFFSETS ((int)(sizeof offsets / sizeof offsets[0]))
+
+int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
+                           const uint8_t *real, int a, int b, int32_t *level, int32_t *res)
+{
+    const int area = 1 << (a + b);
+    int32_t r[MMP_B * MMP_B], lv[MMP_B * MMP_B], rs[MMP_B * MMP_B];
+    int64_t f[MMP_B * MMP_B];
+    for (int i = 0; i < area; i++)
+        r[i] = orig[i] - pred[i];
+    forward(r, a, b, f);
+    /* D = F / 2^(8 + floor((a + b) / 2)) in the units of the dequantised
+     * value (mmp_tx_inverse), so level = F / den. */
+    const int64_t den = mmp_tx_leaf_step(t->step_q4, a, b) << (8 + ((a + b) >> 1));
+    int64_t best = INT64_MAX;
+    int prev_nz = -1;
+    for (int o = 0; o <= NOFFSETS + 1; o++) {
+        int nz = 0;
+        if (o == NOFFSETS + 1) {
+            rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, lv);
+            for (int i = 0; i < area; i++)
+                nz += lv[i] != 0;
+            if (!nz)
+                continue;
+        } else if (o < NOFFSETS) {
+            for (int i = 0; i < area; i++) {
+                const int64_t m = f[i] < 0 ? -f[i] : f[i];
+                int64_t q = (m * 64 + offsets[o] * den) / (den * 64);
+                q = q > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : q;
+                lv[i] = (int32_t)(f[i] < 0 ? -q : q);
+                nz += q != 0;
+            }
+        } else {
+            /* no coefficient: the prediction alone */
+            memset(lv, 0, sizeof(int32_t) * area);
+        }
+        if (o > 0 && nz == 0 && prev_nz == 0)
+            continue;
+        prev_nz = nz;
+        const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b);
+        int64_t sse = 0;
+        if (nz) {
+            mmp_tx_inverse(lv, a, b, t->step_q4, t->maxval, rs, 1 << b);
+        } else {
+            memset(rs, 0, sizeof(int32_t) * area);
+        }
+        for (int i = 0; i < area; i++) {
+            if (real && !real[i])
+                continue;
+            int32_t v = pred[i] + rs[i];
+            v = v < 0 ? 0 : v > t->maxval ? t->maxval : v;
+            const int64_t d = v - orig[i];
+            sse += d * d;
+        }
+        const int64_t j = (sse << 16) + t->lambda_q8 * (int64_t)bits;
+        if (j < best) {
+            best = j;
+            memcpy(level, lv, sizeof(int32_t) * area);
+            memcpy(res, rs, sizeof(int32_t) * area);
+        }
+    }
+    return best;
+}

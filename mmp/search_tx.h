@@ -1,0 +1,36 @@
+/*
+ * The encoder's side of the transform residual (mmp/transform.h): for a
+ * prediction leaf and one prediction, the levels of least cost
+ * J = (D << 16) + lambda_q8 * R under the step's frozen rates. A function of
+ * the leaf's samples, the prediction and the frozen tables alone, so every
+ * engine and thread count makes the same choice.
+ */
+#ifndef MMP_MMP_SEARCH_TX_H
+#define MMP_MMP_SEARCH_TX_H
+
+#include <stdint.h>
+
+#include "mmp/transform.h"
+
+typedef struct mmp_tx_search {
+    const mmp_tx_costs *cost; /* frozen at the start of the step */
+    int64_t lambda_q8;
+    int64_t step_q4;          /* the plane's quantiser step */
+    int32_t maxval;
+} mmp_tx_search;
+
+/* The quantiser index for a plane searched at lambda_q8 (on the plane's
+ * sample scale): a step of 3.9 * sqrt(lambda) (search_tx.c). */
+int mmp_tx_qi_for_lambda(int64_t lambda_q8);
+
+/*
+ * Best levels of the 2^a x 2^b leaf with original orig and prediction pred
+ * (row-major; real: the pixels inside the image, NULL all): returns J of the
+ * coefficients (distortion over the real pixels, rate of the coefficient
+ * syntax, not of the residual-type symbol), the levels into level and the
+ * decoded residual (row-major, what mmp_tx_inverse gives) into res.
+ */
+int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
+                           const uint8_t *real, int a, int b, int32_t *level, int32_t *res);
+
+#endif

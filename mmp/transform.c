@@ -1,0 +1,247 @@
+/* The transform residual of a prediction leaf (see transform.h). */
+#include "mmp/transform.h"
+
+#include "common/arith.h"
+
+/* HEVC's core transform: about 64 * sqrt(2) * cos((2n + 1) k pi / 32), row k
+ * = frequency, with row 0 all 64 (docs/format.md 4.4). */
+const int8_t mmp_tx_matrix16[16][16] = {
+    {64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64},
+    {90, 87, 80, 70, 57, 43, 25, 9, -9, -25, -43, -57, -70, -80, -87, -90},
+    {89, 75, 50, 18, -18, -50, -75, -89, -89, -75, -50, -18, 18, 50, 75, 89},
+    {87, 57, 9, -43, -80, -90, -70, -25, 25, 70, 90, 80, 43, -9, -57, -87},
+    {83, 36, -36, -83, -83, -36, 36, 83, 83, 36, -36, -83, -83, -36, 36, 83},
+    {80, 9, -70, -87, -25, 57, 90, 43, -43, -90, -57, 25, 87, 70, -9, -80},
+    {75, -18, -89, -50, 50, 89, 18, -75, -75, 18, 89, 50, -50, -89, -18, 75},
+    {70, -43, -87, 9, 90, 25, -80, -57, 57, 80, -25, -90, -9, 87, 43, -70},
+    {64, -64, -64, 64, 64, -64, -64, 64, 64, -64, -64, 64, 64, -64, -64, 64},
+    {57, -80, -25, 90, -9, -87, 43, 70, -70, -43, 87, 9, -90, 25, 80, -57},
+    {50, -89, 18, 75, -75, -18, 89, -50, -50, 89, -18, -75, 75, 18, -89, 50},
+    {43, -90, 57, 25, -87, 70, 9, -80, 80, -9, -70, 87, -25, -57, 90, -43},
+    {36, -83, 83, -36, -36, 83, -83, 36, 36, -83, 83, -36, -36, 83, -83, 36},
+    {25, -70, 90, -80, 43, 9, -57, 87, -87, 57, -9, -43, 80, -90, 70, -25},
+    {18, -50, 75, -89, 89, -75, 50, -18, -18, 50, -75, 89, -89, 75, -50, 18},
+    {9, -25, 43, -57, 70, -80, 87, -90, 90, -87, 80, -70, 57, -43, 25, -9},
+};
+
+int64_t mmp_tx_step_q4(int qi)
+{
+    /* round(16 * 2^(k / 8)), k = 0 .. 7 */
+    static const int64_t base[8] = {16, 17, 19, 21, 23, 25, 27, 29};
+    return base[(qi - 1) & 7] << ((qi - 1) >> 3);
+}
+
+int64_t mmp_tx_leaf_step(int64_t step_q4, int a, int b)
+{
+    return (a + b) & 1 ? (step_q4 * 181 + 64) >> 7 : step_q4;
+}
+
+#define DQ_LIMIT ((int64_t)1 << 31)
+
+void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t maxval,
+                    int32_t *res, int stride)
+{
+    const int h = 1 << a, w = 1 << b, sh = 16 >> a, sw = 16 >> b;
+    const int shift = 16 + ((a + b + 1) >> 1);
+    const int64_t step = mmp_tx_leaf_step(step_q4, a, b), half = (int64_t)1 << (shift - 1);
+    int64_t d[MMP_B * MMP_B], t[MMP_B * MMP_B];
+    for (int i = 0; i < h * w; i++) {
+        /* |level| <= MMP_TX_MAX_LEVEL < 2^26 and step < 2^25: no overflow */
+        const int64_t v = (int64_t)level[i] * step;
+        d[i] = v > DQ_LIMIT ? DQ_LIMIT : v < -DQ_LIMIT ? -DQ_LIMIT : v;
+    }
+    /* Columns: t[y][l] = sum_k T_h[k][y] d[k][l], |t| <= 16 * 90 * 2^31 < 2^42. */
+    for (int y = 0; y < h; y++)
+        for (int l = 0; l < w; l++) {
+            int64_t acc = 0;
+            for (int k = 0; k < h; k++)
+                acc += (int64_t)mmp_tx_matrix16[k * sh][y] * d[k * w + l];
+            t[y * w + l] = acc;
+        }
+    /* Rows: u[y][x] = sum_l t[y][l] T_w[l][x], |u| < 2^53. */
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int64_t acc = 0;
+            for (int l = 0; l < w; l++)
+                acc += t[y * w + l] * mmp_tx_matrix16[l * sw][x];
+            int64_t r = mmp_floor_div(acc + half, (int64_t)1 << shift);
+            res[y * stride + x] = (int32_t)(r > maxval ? maxval : r < -maxval ? -maxval : r);
+        }
+}
+
+/* ------------------------------------------------------------ scans */
+
+void mmp_tx_scan(int a, int b, uint16_t *scan)
+{
+    const int h = 1 << a, w = 1 << b;
+    int n = 0;
+    for (int dg = 0; dg <= h + w - 2; dg++)
+        for (int y = dg < h - 1 ? dg : h - 1; y >= 0 && dg - y < w; y--)
+            scan[n++] = (uint16_t)(y * w + dg - y);
+}
+
+/* ------------------------------------------------------------ models */
+
+void mmp_tx_models_init(mmp_tx_models *m)
+{
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
+            const int ps = mmp_pscale(a, b);
+            mmp_model_init(&m->rtype[ps], 2);
+            mmp_model_init(&m->cbf[ps], 2);
+            mmp_model_init(&m->last[ps], a + b + 1);
+        }
+    for (int i = 0; i < MMP_TX_SIG_CTX; i++)
+        mmp_model_init(&m->sig[i], 2);
+    for (int i = 0; i < MMP_TX_MAG_CTX; i++)
+        mmp_model_init(&m->mag[i], MMP_TX_ESCAPE + 1);
+    for (int i = 0; i < MMP_TX_EG_CTX; i++)
+        mmp_model_init(&m->eg[i], 2);
+}
+
+void mmp_tx_costs_of(const mmp_tx_models *m, mmp_tx_costs *out)
+{
+    for (int ps = 0; ps < MMP_NPSCALES; ps++) {
+        mmp_model_costs(&m->rtype[ps], out->rtype[ps]);
+        mmp_model_costs(&m->cbf[ps], out->cbf[ps]);
+        mmp_model_costs(&m->last[ps], out->last[ps]);
+    }
+    for (int i = 0; i < MMP_TX_SIG_CTX; i++)
+        mmp_model_costs(&m->sig[i], out->sig[i]);
+    for (int i = 0; i < MMP_TX_MAG_CTX; i++)
+        mmp_model_costs(&m->mag[i], out->mag[i]);
+    for (int i = 0; i < MMP_TX_EG_CTX; i++)
+        mmp_model_costs(&m->eg[i], out->eg[i]);
+}
+
+/* ------------------------------------------------------------ syntax */
+
+/* One direction of the traversal. */
+typedef struct tx_io {
+    mmp_rc_enc *enc;
+    mmp_rc_dec *dec;
+    const mmp_tx_costs *cost;
+    uint64_t bits;
+} tx_io;
+
+/* Symbol v of model m (cost table c): coded, decoded (returned) or costed. */
+static int tsym(tx_io *io, mmp_model *m, const uint32_t *c, int v)
+{
+    if (io->cost) {
+        io->bits += c[v];
+        return v;
+    }
+    if (io->enc) {
+        mmp_model_encode(io->enc, m, v);
+        return v;
+    }
+    return mmp_model_decode(io->dec, m);
+}
+
+/* n equiprobable bits of v, most significant first. */
+static int tbits(tx_io *io, int v, int n)
+{
+    if (io->cost) {
+        io->bits += (uint64_t)n << MMP_COST_SHIFT;
+        return v;
+    }
+    int r = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        int bit;
+        if (io->enc) {
+            bit = v >> i & 1;
+            mmp_rc_encode(io->enc, (uint32_t)bit, 1, 2);
+        } else {
+            bit = mmp_rc_decode_freq(io->dec, 2) ? 1 : 0;
+            mmp_rc_decode_update(io->dec, (uint32_t)bit, 1, 2);
+        }
+        r = r << 1 | bit;
+    }
+    return r;
+}
+
+static int bit_length(uint32_t v)
+{
+    int n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+/* Padded magnitudes: two zero columns and rows past the leaf. */
+#define PAD (MMP_B + 2)
+
+uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
+                            const mmp_tx_costs *cost, int32_t *level, int a, int b)
+{
+    tx_io io = {.enc = cost ? NULL : enc, .dec = cost || enc ? NULL : dec, .cost = cost};
+    const int w = 1 << b, area = 1 << (a + b), ps = mmp_pscale(a, b);
+    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    uint16_t scan[MMP_B * MMP_B];
+    mmp_tx_scan(a, b, scan);
+    const int coding = enc || cost;
+    int last = -1;
+    if (coding)
+        for (int i = area - 1; i >= 0 && last < 0; i--)
+            if (level[scan[i]])
+                last = i;
+    const int cbf = tsym(&io, cost ? NULL : &m->cbf[ps], cost ? cost->cbf[ps] : NULL, last >= 0);
+    if (!coding)
+        for (int i = 0; i < area; i++)
+            level[i] = 0;
+    if (!cbf)
+        return io.bits;
+    /* The last position's bit length, then its bits below the leading one. */
+    int g = coding ? bit_length((uint32_t)last) : 0;
+    g = tsym(&io, cost ? NULL : &m->last[ps], cost ? cost->last[ps] : NULL, g);
+    if (g >= 2)
+        last = (1 << (g - 1)) + tbits(&io, coding ? last - (1 << (g - 1)) : 0, g - 1);
+    else if (!coding)
+        last = g;
+    uint8_t mag[PAD * PAD] = {0}; /* min(|level|, 15) at (y, x), stride PAD */
+    for (int i = last; i >= 0; i--) {
+        const int pos = scan[i], y = pos >> b, x = pos & (w - 1);
+        const uint8_t *t = mag + y * PAD + x;
+        const int nz = (t[1] > 0) + (t[2] > 0) + (t[PAD] > 0) + (t[2 * PAD] > 0) + (t[PAD + 1] > 0);
+        const int sum = t[1] + t[2] + t[PAD] + t[2 * PAD] + t[PAD + 1];
+        const int dg = y + x;
+        const int pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
+        int v = coding ? level[pos] : 0;
+        int sig = 1;
+        if (i < last) {
+            const int ctx = (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
+                            (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
+            sig = tsym(&io, cost ? NULL : &m->sig[ctx], cost ? cost->sig[ctx] : NULL, v != 0);
+        }
+        if (!sig)
+            continue;
+        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
+                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        int absv = v < 0 ? -v : v;
+        int s = absv - 1 < MMP_TX_ESCAPE ? absv - 1 : MMP_TX_ESCAPE;
+        s = tsym(&io, cost ? NULL : &m->mag[mc], cost ? cost->mag[mc] : NULL, s);
+        if (s == MMP_TX_ESCAPE) {
+            /* Exp-Golomb of order 0: k ones (at most MMP_TX_MAX_PREFIX),
+             * a zero unless k is the most, then k bits. */
+            const int rem = absv - 1 - MMP_TX_ESCAPE;
+            const int kk = coding ? bit_length((uint32_t)rem + 1) - 1 : 0;
+            int k = 0;
+            for (; k < MMP_TX_MAX_PREFIX; k++) {
+                const int e = k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1;
+                if (!tsym(&io, cost ? NULL : &m->eg[e], cost ? cost->eg[e] : NULL, k < kk))
+                    break;
+            }
+            const int low = tbits(&io, coding ? rem + 1 - (1 << k) : 0, k);
+            absv = MMP_TX_ESCAPE + 1 + (1 << k) - 1 + low;
+        } else {
+            absv = s + 1;
+        }
+        const int neg = tbits(&io, v < 0, 1);
+        if (!coding)
+            level[pos] = neg ? -absv : absv;
+        mag[y * PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
+    }
+    return io.bits;
+}
