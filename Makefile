@@ -163,7 +163,10 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
 VERSION  = $(shell sed -n 's/^\#define MMP_VERSION_STRING "\(.*\)"/\1/p' mmp/mmp.h)
-SO_MAJOR = 0
+# While the version is 0.x every minor version may change the structs of
+# mmp.h (0.2.0: mmp_settings.dct and mmp_file_info.dct), so the soname
+# carries the minor version: a program built against 0.1 never loads 0.2.
+SO_MAJOR = $(shell echo $(VERSION) | cut -d. -f1-2)
 SHLIB    = $(BUILD)/libmmp.so.$(VERSION)
 PIC_OBJ  = $(LIB_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o)
 MAN_PAGES = mmp/cli/mmp-enc.1 mmp/cli/mmp-dec.1

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MMP_VERSION_STRING "0.1.0"
+#define MMP_VERSION_STRING "0.2.0"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */

@@ -230,6 +230,9 @@ static void print_tally(const char *name, const tally *t)
 /* The residual stage of the next base file (docs/format.md 7.6): max_error
  * (-1: lossy) and how. */
 static int base_max_error = -1, base_residual = MMP_RESIDUAL_ALONE;
+/* Whether the next base file may use the transform residual (docs/format.md
+ * 4.4; on by default, so most bases have its syntax). */
+static int base_dct = 1;
 
 static void add_base_colour(const char *name, const mmp_image *img, double lambda, int dict_cap,
                             double redundancy, int order, int transform, int chroma, int alpha)
@@ -238,6 +241,7 @@ static void add_base_colour(const char *name, const mmp_image *img, double lambd
     mmp_default_settings(&s);
     s.max_error = base_max_error;
     s.residual = base_residual;
+    s.dct = base_dct;
     s.transform = transform;
     s.chroma = chroma;
     s.alpha = alpha;
@@ -299,6 +303,11 @@ static int setup(void **state)
     if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         add_base("camera-48x32-l2", &img, 2, 0, -1);
         add_base_order("camera-48x32-l2-raster", &img, 2, 0, -1, MMP_ORDER_RASTER);
+        /* Without the transform residual: the tools byte 0 and the
+         * syntax of format version 6. */
+        base_dct = 0;
+        add_base_order("camera-48x32-l30-no-dct", &img, 30, 0, -1, MMP_ORDER_RASTER);
+        base_dct = 1;
         mmp_image_free(&img);
     }
     /* Large enough that its plane keeps a restoration filter (two filters,

@@ -9,7 +9,8 @@
  *      3: 1 + (bytes 8..9, little-endian) % 65535
  *   3  lambda = b * b / 65 (0 to 1000; b = 0 is lambda 0)
  *   4  dict_cap: 64, 65, 96, 128, 256, 1024 (b % 6)
- *   5  redundancy: b < 128: derived from lambda; else (b - 128) / 4
+ *   5  redundancy: b < 128: derived from lambda; else (b - 128) / 4;
+ *      alpha: b % 2; the transform residual: b / 2 % 2 = 0 allowed, 1 not
  *   6  coding order: b / 4 % 2 = 0 wavefront, 1 raster; and the
  *      sample mode: b % 4 = 0 raw samples; 1 a smooth ramp plus small
  *      deltas from the data (exercises LSP and dictionary matches); 2 runs

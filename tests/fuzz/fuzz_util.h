@@ -239,7 +239,8 @@ static const int fuzz_fast_speeds[32] = {4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 
  * (byte 6): b / 32 % 2 = 0 YCbCr, 1 YCoCg-R (YCbCr above maxval 32767: the
  * encoder refuses YCoCg-R there), b / 64 % 2 = 0 4:2:0, 1 4:4:4;
  * restoration filter (byte 6): b / 128 = 0 on, 1 off; alpha (byte 5):
- * b % 2 = 0 exact, 1 MMP; lossless and near-lossless (byte 4): b / 8 % 4 =
+ * b % 2 = 0 exact, 1 MMP; the transform residual (byte 5): b / 2 % 2 = 0
+ * allowed (the default), 1 not (the redundancy reads neither bit); lossless and near-lossless (byte 4): b / 8 % 4 =
  * 0 or 1 lossy, 2 lossless, 3 max error b / 32 % 8 (0 to 7), with the
  * residual stage after MMP when b / 4 % 2 = 1, else alone (bit 2: bits 3
  * and 4 choose the mode, bits 5 to 7 the bound). Engine seq, one thread.
@@ -266,6 +267,7 @@ static inline void fuzz_settings(const uint8_t *d, size_t n, int full, mmp_setti
     s->transform = byte_at(d, n, 6) / 32 % 2 ? MMP_TRANSFORM_YCOCG_R : MMP_TRANSFORM_YCBCR;
     s->chroma = byte_at(d, n, 6) / 64 % 2 ? MMP_CHROMA_444 : MMP_CHROMA_420;
     s->alpha = rb % 2 ? MMP_ALPHA_MMP : MMP_ALPHA_EXACT;
+    s->dct = rb / 2 % 2 ? 0 : 1;
     s->restoration = byte_at(d, n, 6) / 128 ? 0 : 1;
     if (full) {
         static const int speeds[4] = {4, 2, 1, 0};

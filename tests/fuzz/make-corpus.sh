@@ -130,6 +130,9 @@ enc --lossless $T/c16.pgm $C/decode/camera-16x16-lossless.mmp
 enc --lossless --residual mmp -l 30 $T/c48.pgm $C/decode/camera-48x32-lossless-after-mmp.mmp
 enc --max-error 2 $T/f.ppm $C/decode/face-24x20-near2.mmp
 enc --lossless $C/pgm/moon-7x5-16bit-p5.pgm $C/decode/moon-7x5-16bit-lossless.mmp
+# Without the transform residual (tools 0, docs/format.md 4.4); every other
+# lossy seed has it, the default.
+enc -l 30 --dct off $T/c48.pgm $C/decode/camera-48x32-l30-no-dct.mmp
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
@@ -173,6 +176,8 @@ enc -l 30 -d 64 $T/l48.ppm $F/logo-48x32-cfl-l30-d64.mmp
 enc --lossless -d 64 $T/c48.pgm $F/camera-48x32-lossless-d64.mmp
 enc --max-error 7 --residual mmp -l 100 -d 64 $T/f.ppm $F/face-24x20-near7-after-mmp-d64.mmp
 enc --max-error 1 -d 64 $T/m12.pgm $F/moon-30x30-12bit-near1-d64.mmp
+enc -l 30 -d 64 --dct off $T/c48.pgm $F/camera-48x32-l30-d64-no-dct.mmp
+enc -l 3 -d 64 --order wavefront --chroma 420 $T/f64b.ppm $F/face-64x48-420-l3-d64-dct-wavefront.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32) + 32 *
@@ -188,6 +193,8 @@ printf '\017\117\000\063\000\000\000\000\000\000' > $T/h8; head -c 256 $T/c16.pg
 printf '\057\264\000\004\003\000\004\000\000\000' > $T/h2; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h2 - > $R/raw-48x21-8bit-l30-raster
 printf '\017\017\000\174\003\000\004\000\000\000' > $T/h4; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h4 - > $R/raw-16x16-8bit-l30-raster-speed0
 printf '\057\264\000\004\003\000\204\000\000\000' > $T/h3; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h3 - > $R/raw-48x21-8bit-l30-raster-nofilter
+# The transform residual off: byte 5 / 2 % 2 = 1.
+printf '\057\264\000\004\003\002\004\000\000\000' > $T/h9; head -c 900 $T/c48.pgm | tail -c 800 | cat $T/h9 - > $R/raw-48x21-8bit-l30-raster-no-dct
 printf '\057\264\000\002\001\000\001\002\000\000\001\002\003\004\005\006\007\010' > $R/ramp-48x21-l4-wavefront
 printf '\037\277\001\121\001\000\005\003\000\000\001\002\003\004\005\006\007\010' > $R/ramp-32x32-16bit-l1-raster-speed2
 printf '\011\262\002\155\002\240\006\000\000\000\003\144\005\310\017\000' > $R/runs-10x19-l100-raster-speed1
