@@ -352,11 +352,13 @@ static const int fuzz_fast_work[8] = {4, 4, 8, 12, 16, 24, 8, 4};
  * times the speed's weight exceed the class's work, the height is lowered
  * by 16 (a row of blocks) while it exceeds 16, then the width likewise.
  * Lowering by whole blocks keeps the partial blocks at the image's edges.
- * An image whose first blocks alone exceed the work (speeds 0 to 2 in the
- * smallest classes, colour at speeds 0 to 2 in the largest) keeps one block
- * per plane. Every setting stays reachable, the slow
- * ones on the smallest images only: six blocks (48 x 21 grey) need class 5
- * and speed 4, colour at speeds 0 to 2 class 5.
+ * An image whose first blocks alone exceed the work (a grey block at speeds
+ * 0 to 3 in the classes of work 4, colour at speeds 0 and 1 in the largest
+ * class) keeps one block per plane. Every setting stays reachable, the slow
+ * ones on the smallest images only: at most one searched block per plane
+ * at speed 0, two at speed 1, four at speeds 2 and 3, six (48 x 21 grey,
+ * two blocks in one wavefront step) at speed 4 in class 5; colour at
+ * speeds 0 to 2 in class 5 only.
  */
 #define FUZZ_FAST_MAX_WIDTH 48
 #define FUZZ_FAST_MAX_HEIGHT 32
