@@ -95,10 +95,7 @@ static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t 
     for (int i = 0; i < area; i++) {
         const int pos = scan[i];
         x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
-        double r = floor(x[i] + 0.5);
-        r = r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r;
-        lv[pos] = (int32_t)r;
-        if (r > 0)
+        if (floor(x[i] + 0.5) > 0)
             last0 = i;
     }
     memset(lv, 0, sizeof(int32_t) * area);
