@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 7
+#define MMP_FORMAT_VERSION 8
 /* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
 #define MMP_HEADER_SIZE 48
 /* Bytes of the header covered by the CRC (everything before the CRC field). */

@@ -445,7 +445,7 @@ static int encode_plane(encoder *e, int p)
     }
     if (!err && e->st->verbose) {
         static const char *const name[MMP_NUM_MODES] = {"V",  "H",  "DC", "DDL", "DDR", "VR",
-                                                        "HD", "VL", "HU", "LSP", "CfL"};
+                                                        "HD", "VL", "HU", "LSP", "ANG", "CfL"};
         char line[256];
         int len = 0;
         for (int m = 0; m < mmp_plane_modes(&e->c.plane); m++)

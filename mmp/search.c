@@ -14,6 +14,11 @@
  * rival cannot be chosen: its second half is skipped. Which rivals have
  * finished depends on the schedule; what is chosen does not.
  *
+ * The angular mode (MMP_PRED_ANG) has 31 directions: each leaf ranks them
+ * by the SATD of their residual and their bits, and only the best one takes
+ * the mode's place beside the others (to the engine, the transform and the
+ * decision), as video encoders preselect intra directions.
+ *
  * The engine's matches of each leaf come through the memo
  * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
  *
@@ -63,6 +68,7 @@ typedef struct dp_tables {
 typedef struct scratch {
     mmp_match matches[MMP_NUM_MODES * ((2 << MMP_LOG2B) - 1) * ((2 << MMP_LOG2B) - 1)];
     int32_t pred[MMP_NUM_MODES * MMP_B * MMP_B];
+    int32_t angles[MMP_NUM_ANGLES * MMP_B * MMP_B]; /* every direction of MMP_PRED_ANG */
     mmp_memo_scratch memo;
     dp_tables dp;
     /* The transform option: one mode's levels and residual, and the best
@@ -85,6 +91,7 @@ struct mmp_search {
     mmp_search_tables tab;
     uint32_t pflag_cost[MMP_NPSCALES][3];
     uint32_t mode_cost[MMP_NPSCALES][MMP_NUM_MODES];
+    uint32_t angle_cost[MMP_NUM_ANGLES]; /* an angular leaf's direction symbols */
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
     mmp_tx_costs tx_cost; /* when the plane has the transform residual */
@@ -255,6 +262,13 @@ static void snapshot_rates(mmp_search *s)
             flag_costs(&m->pflag[ps], a > MMP_LOG2_PMIN, s->pflag_cost[ps]);
             mmp_model_costs(&m->mode[ps], s->mode_cost[ps]);
         }
+    uint32_t hi[MMP_MODEL_MAX_SYMS], lo[MMP_MODEL_MAX_SYMS];
+    mmp_model_costs(&m->angle_hi, hi);
+    for (int h = 0; h < MMP_ANGLE_HI_SYMS; h++) {
+        mmp_model_costs(&m->angle_lo[h], lo);
+        for (int l = 0; l < mmp_angle_lo_syms(h); l++)
+            s->angle_cost[8 * h + l] = hi[h] + lo[l];
+    }
     for (int k = 0; k < MMP_NSCALES; k++) {
         flag_costs(&m->rflag[k], k / MMP_NLOG > 0, s->rflag_cost[k]);
         mmp_imodel_costs(&m->idx[k], s->idx_cost[k]);
@@ -353,13 +367,39 @@ static int64_t satd(const int32_t *d, int h, int w)
 }
 
 /*
+ * The direction of a leaf's angular mode: the best by SATD of the residual
+ * over the real pixels plus sqrt(lambda) times the direction's bits, as
+ * pick_modes ranks modes (ties go to the lower direction). Only this one
+ * goes on to the engine and the transform.
+ */
+static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *angles,
+                      const uint8_t *real, int h, int w)
+{
+    const int area = h * w;
+    int32_t d[MMP_B * MMP_B];
+    int64_t best_cost = INT64_MAX;
+    int best = 0;
+    for (int k = 0; k < MMP_NUM_ANGLES; k++) {
+        const int32_t *pk = angles + (long)k * area;
+        for (int i = 0; i < area; i++)
+            d[i] = real && !real[i] ? 0 : orig[i] - pk[i];
+        const int64_t cost = (satd(d, h, w) << 16) + s->sqrt_lambda_q8 * s->angle_cost[k];
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/*
  * The modes of a leaf worth giving to the engine (bit m: mode m): all the
  * plane's (mmp_plane_modes), or the speed's number of the best by SATD of the residual over the
  * real pixels (real NULL: all) plus sqrt(lambda) times the mode's bits, as
  * video encoders rank intra modes; ties go to the lower mode.
  */
 static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32_t *pred,
-                           const uint8_t *real, int h, int w, int ps)
+                           const uint8_t *real, int h, int w, int ps, uint32_t angle_bits)
 {
     const int keep = s->speed.modes, area = h * w; /* keep: 1 .. MMP_NUM_MODES */
     const int nm = mmp_plane_modes(&s->c->plane);
@@ -371,7 +411,9 @@ static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32
         const int32_t *pm = pred + (long)m * area;
         for (int i = 0; i < area; i++)
             d[i] = real && !real[i] ? 0 : orig[i] - pm[i];
-        cost[m] = (satd(d, h, w) << 16) + s->sqrt_lambda_q8 * s->mode_cost[ps][m];
+        cost[m] = (satd(d, h, w) << 16) +
+                  s->sqrt_lambda_q8 * (s->mode_cost[ps][m] +
+                                       (m == MMP_PRED_ANG ? angle_bits : 0));
     }
     unsigned mask = 0;
     for (int k = 0; k < keep; k++) {
@@ -408,7 +450,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     uint8_t realbuf[MMP_B * MMP_B];
     const uint8_t *real = NULL;
     int32_t *pred = x->pred;
-    mmp_predict_all(&v->plane, y0, x0, h, w, pred);
+    mmp_predict_all(&v->plane, y0, x0, h, w, pred, x->angles);
     for (int y = 0; y < h; y++)
         memcpy(orig + y * w, s->orig + (long)(y0 + y) * pw + x0, sizeof(int32_t) * w);
     if (y0 + h > c->height || x0 + w > c->width) {
@@ -418,9 +460,12 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
         real = realbuf;
     }
     const int count = mmp_match_count(a, b), area = h * w;
+    const int angle = pick_angle(s, orig, x->angles, real, h, w);
+    memcpy(pred + (long)MMP_PRED_ANG * area, x->angles + (long)angle * area,
+           sizeof(int32_t) * area);
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
-    const unsigned modes = pick_modes(s, orig, pred, real, h, w, ps);
+    const unsigned modes = pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle]);
     const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, modes, orig, pred, real,
                                      &x->memo, x->matches, &hits);
     if (err) {
@@ -441,7 +486,9 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     for (int m = 0; m < mmp_plane_modes(&v->plane); m++) {
         if (!(modes >> m & 1))
             continue;
-        const int64_t head = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m]);
+        const int64_t head =
+            s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
+                         (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
         int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head +
                      (tx ? s->lambda * rtype_cost[0] : 0);
         if (jv < best) {
@@ -469,6 +516,10 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     *nt = 0;
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
+    if (best_mode == MMP_PRED_ANG) {
+        tok[(*nt)++] = angle / 8;
+        tok[(*nt)++] = angle % 8;
+    }
     if (tx)
         tok[(*nt)++] = best_tx;
     if (best_tx) {

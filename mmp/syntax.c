@@ -46,6 +46,9 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
             mmp_model_init(&c->models.pflag[ps], mmp_flag_nsyms(a - MMP_LOG2_PMIN, b - MMP_LOG2_PMIN, 0));
             mmp_model_init(&c->models.mode[ps], mmp_plane_modes(&c->plane));
         }
+    mmp_model_init(&c->models.angle_hi, MMP_ANGLE_HI_SYMS);
+    for (int hi = 0; hi < MMP_ANGLE_HI_SYMS; hi++)
+        mmp_model_init(&c->models.angle_lo[hi], mmp_angle_lo_syms(hi));
     for (int s = 0; s < MMP_NSCALES; s++) {
         int a = s / MMP_NLOG, b = s % MMP_NLOG;
         mmp_model_init(&c->models.rflag[s], mmp_flag_nsyms(a, b, 0));
@@ -214,6 +217,15 @@ static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, i
     mmp_tx_inverse(level, a, b, c->tx_step_q4, c->maxval, res, MMP_B);
 }
 
+/* The direction of an angular leaf (docs/format.md 4.2). */
+static int code_angle(mmp_codec *c, mmp_symbols *io, int *err)
+{
+    const int hi = sym(io, &c->models.angle_hi, err);
+    if (*err)
+        return 0;
+    return 8 * hi + sym(io, &c->models.angle_lo[hi], err);
+}
+
 static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0, int a,
                             int b, int *err)
 {
@@ -237,12 +249,15 @@ static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y
     int mode = sym(io, &c->models.mode[ps], err);
     if (*err)
         return;
+    const int angle = mode == MMP_PRED_ANG ? code_angle(c, io, err) : 0;
+    if (*err)
+        return;
     const int rtype = c->tx_qi ? sym(io, &c->models.tx.rtype[ps], err) : 0;
     if (*err)
         return;
     blk->leaf[blk->nleaves++] =
         (mmp_leaf){.y = (uint8_t)y0, .x = (uint8_t)x0, .a = (uint8_t)a, .b = (uint8_t)b,
-                   .mode = (uint8_t)mode};
+                   .mode = (uint8_t)mode, .angle = (uint8_t)angle};
     if (rtype)
         code_transform(c, io, blk->res + y0 * MMP_B + x0, a, b, err);
     else
@@ -267,7 +282,10 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk)
         const int h = 1 << l->a, w = 1 << l->b;
         const int y0 = by * MMP_B + l->y, x0 = bx * MMP_B + l->x;
         int32_t pred[MMP_B * MMP_B];
-        mmp_predict(&c->plane, l->mode, y0, x0, h, w, pred);
+        if (l->mode == MMP_PRED_ANG)
+            mmp_predict_angle(&c->plane, l->angle, y0, x0, h, w, pred);
+        else
+            mmp_predict(&c->plane, l->mode, y0, x0, h, w, pred);
         for (int y = 0; y < h; y++) {
             mmp_reconstruct(pred + y * w, blk->res + (l->y + y) * MMP_B + l->x, w, c->maxval,
                             c->plane.pix + (long)(y0 + y) * pw + x0);

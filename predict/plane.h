@@ -33,7 +33,7 @@ typedef struct mmp_plane {
     const uint8_t *ov_avail;
     int ov_y, ov_x;
     /* NULL, or the co-located luma reference of a chroma plane: width*height
-     * samples, row-major, all of them usable (docs/format.md 6, mode 10). */
+     * samples, row-major, all of them usable (docs/format.md 6, mode 11). */
     const int32_t *cfl;
 } mmp_plane;
 

@@ -1,6 +1,7 @@
 /*
  * Intra prediction of rectangular blocks: V, H, DC, the six H.264 directional
- * modes generalised to h x w blocks, LSP (lsp.c) and chroma from luma.
+ * modes generalised to h x w blocks, LSP (lsp.c), the angular mode (HEVC's
+ * angles) and chroma from luma.
  *
  * Normative (docs/format.md section 6). All modes but LSP are integer-only.
  *
@@ -202,6 +203,57 @@ static void pred_hu(const refs *r, int h, int w, int32_t *out)
     }
 }
 
+/*
+ * The angular mode (docs/format.md 6, mode 10): HEVC's angular equations
+ * (ITU-T H.265 8.4.4.2.6) on the unfiltered references, for rectangles.
+ * Directions 0 to 14 are HEVC's modes 2 to 17 without 10 (horizontal
+ * class: they read the left column), 15 to 30 its modes 18 to 34 without
+ * 26 (vertical class: the top row). The angle is the displacement, in
+ * 1/32 sample, of the reference per row (column) of distance.
+ */
+static const int8_t angle_disp[MMP_NUM_ANGLES] = {
+    32, 26, 21, 17, 13, 9, 5, 2, -2, -5, -9, -13, -17, -21, -26, /* horizontal */
+    -32, -26, -21, -17, -13, -9, -5, -2, 2, 5, 9, 13, 17, 21, 26, 32, /* vertical */
+};
+#define ANGLE_FIRST_VERTICAL 15
+
+static void pred_angle(const refs *r, int k, int h, int w, int32_t *out)
+{
+    const int32_t *E = r->e + EOFF;
+    const int n = r->n, vert = k >= ANGLE_FIRST_VERTICAL, disp = angle_disp[k];
+    /* Along the main reference: len samples; away from it: dist rows. */
+    const int dist = vert ? h : w, len = vert ? w : h;
+    /* ref(i), i = -dist..n: the main reference from the corner, ref(0) = C,
+     * and where the direction points back, the other side projected onto
+     * its extension as HEVC does (with inverse angle 8192 / |disp|). */
+    int32_t buf[2 * REF_MAX + 2];
+    int32_t *ref = buf + REF_MAX;
+    for (int i = 0; i <= n; i++)
+        ref[i] = vert ? E[i] : E[-i];
+    if (disp < 0) {
+        const int ad = -disp, inv = (8192 + ad / 2) / ad;
+        /* The lowest index read: floor(dist * disp / 32) + 1. */
+        const int lo = -((dist * ad + 31) >> 5) + 1;
+        for (int i = lo; i < 0; i++) {
+            const int j = ((-i * inv + 128) >> 8) - 1; /* 0 .. dist-1 */
+            ref[i] = vert ? E[-1 - j] : E[1 + j];
+        }
+    }
+    for (int y = 0; y < dist; y++) {
+        const int pos = (y + 1) * disp;
+        /* pos = 32 * idx + f with 0 <= f < 32 (floor, also for pos < 0). */
+        const int idx = pos >= 0 ? pos >> 5 : -((-pos + 31) >> 5), f = pos - 32 * idx;
+        const int32_t *rr = ref + idx + 1;
+        for (int x = 0; x < len; x++) {
+            const int32_t v = f ? ((32 - f) * rr[x] + f * rr[x + 1] + 16) >> 5 : rr[x];
+            if (vert)
+                out[y * w + x] = v;
+            else
+                out[x * w + y] = v;
+        }
+    }
+}
+
 /* CfL's slope is in 1/CFL_ONE and at most CFL_MAX in magnitude. */
 #define CFL_ONE 64
 #define CFL_MAX (4 * CFL_ONE)
@@ -226,7 +278,7 @@ static void cfl_add(const mmp_plane *p, int y, int x, cfl_sums *s)
 }
 
 /*
- * CfL (docs/format.md 6, mode 10): the line fitted by least squares to the
+ * CfL (docs/format.md 6, mode 11): the line fitted by least squares to the
  * usable neighbours above (T[0..2w-1], above-right included) and to the
  * left (L[0..2h-1], below-left included), chroma against the luma
  * reference, applied to the block's luma reference. Without a reference,
@@ -279,6 +331,7 @@ static void predict_mode(const mmp_plane *p, const refs *r, int mode, int y0, in
     case MMP_PRED_VL:  pred_vl(r, h, w, out); break;
     case MMP_PRED_HU:  pred_hu(r, h, w, out); break;
     case MMP_PRED_LSP: (void)mmp_lsp_predict(p, y0, x0, h, w, r->dc, out); break;
+    case MMP_PRED_ANG: pred_angle(r, 0, h, w, out); break;
     case MMP_PRED_CFL: pred_cfl(p, r, y0, x0, h, w, out); break;
     case MMP_PRED_DC:
     default:           pred_dc(r, h, w, out); break;
@@ -296,7 +349,20 @@ void mmp_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int
     predict_mode(p, &r, mode, y0, x0, h, w, out);
 }
 
-void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out)
+void mmp_predict_angle(const mmp_plane *p, int angle, int y0, int x0, int h, int w,
+                       int32_t *out)
+{
+    refs r;
+    assert(valid_shape(h, w));
+    build_refs(p, y0, x0, h, w, &r);
+    if ((unsigned)angle < MMP_NUM_ANGLES)
+        pred_angle(&r, angle, h, w, out);
+    else
+        pred_dc(&r, h, w, out);
+}
+
+void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out,
+                     int32_t *angles)
 {
     refs r;
     const int sz = h * w;
@@ -305,4 +371,6 @@ void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *
     build_filters(&r);
     for (int mode = 0; mode < MMP_NUM_MODES; mode++)
         predict_mode(p, &r, mode, y0, x0, h, w, out + (size_t)mode * sz);
+    for (int k = 0; angles && k < MMP_NUM_ANGLES; k++)
+        pred_angle(&r, k, h, w, angles + (size_t)k * sz);
 }

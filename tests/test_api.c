@@ -324,7 +324,7 @@ static void test_probe_fields(void **state)
         mmp_file_info fi;
         memset(&fi, 0xa5, sizeof fi);
         assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
-        assert_int_equal(fi.version, 7);
+        assert_int_equal(fi.version, 8);
         assert_int_equal(fi.residual, MMP_RESIDUAL_NONE);
         assert_int_equal(fi.max_error, -1);
         assert_int_equal(fi.planes, 1);

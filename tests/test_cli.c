@@ -166,7 +166,7 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
                               (unsigned long)d[46] << 16 | (unsigned long)d[47] << 24;
     free(d);
     snprintf(buf, n,
-             "version=7\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=8\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
              "dct=on\ncrc=0x%08lx\n",

@@ -285,7 +285,7 @@ static void count_cfl(void *opaque, int level, const char *msg)
         cfl[p] = at ? atol(at + 5) : -1;
 }
 
-/* Chroma from luma (docs/format.md section 6, mode 10): the chroma planes
+/* Chroma from luma (docs/format.md section 6, mode 11): the chroma planes
  * of a colour image have it and use it where chroma follows luma (here a
  * line of it over texture); the luma plane does not; and the decode is the
  * reconstruction, at 4:4:4 and at 4:2:0, in every engine. */

@@ -165,9 +165,9 @@ static void test_layout(void **state)
     assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET),
                      mmp_container_crc(tmp, MMP_HEADER_CRC_OFFSET + PAYLOAD_LEN, NULL, 0));
     /* The worked example in docs/format.md section 2. */
-    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x90145FE5u);
+    assert_int_equal(get32(buf + MMP_HEADER_CRC_OFFSET), 0x01C42FF5u);
     static const uint8_t example[MMP_HEADER_CRC_OFFSET] = {
-        0x4D, 0x4D, 0x50, 0x69, 0x07, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
+        0x4D, 0x4D, 0x50, 0x69, 0x08, 0x04, 0x04, 0x02, 0x40, 0x00, 0x00, 0x00, 0x30, 0x00,
         0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x01, 0x64, 0x00, 0x00, 0x00,
         0x00, 0x0A, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
         0x01, 0x01,
@@ -280,7 +280,8 @@ static void test_each_field_invalid(void **state)
         {4, 1, 4, MMP_EUNSUPPORTED, "unsupported format version 4"},
         {4, 1, 5, MMP_EUNSUPPORTED, "unsupported format version 5"},
         {4, 1, 6, MMP_EUNSUPPORTED, "unsupported format version 6"},
-        {4, 1, 8, MMP_EUNSUPPORTED, "unsupported format version 8"},
+        {4, 1, 7, MMP_EUNSUPPORTED, "unsupported format version 7"},
+        {4, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9"},
         {4, 1, 255, MMP_EUNSUPPORTED, "version 255"},
         {5, 1, 0, MMP_EUNSUPPORTED, "planes"},
         {5, 1, 5, MMP_EUNSUPPORTED, "unsupported planes 5"},

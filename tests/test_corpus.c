@@ -303,8 +303,8 @@ static int setup(void **state)
     if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         add_base("camera-48x32-l2", &img, 2, 0, -1);
         add_base_order("camera-48x32-l2-raster", &img, 2, 0, -1, MMP_ORDER_RASTER);
-        /* Without the transform residual: the tools byte 0 and the
-         * syntax of format version 6. */
+        /* Without the transform residual: the tools byte 0, and no
+         * residual type or coefficients in the block syntax. */
         base_dct = 0;
         add_base_order("camera-48x32-l30-no-dct", &img, 30, 0, -1, MMP_ORDER_RASTER);
         base_dct = 1;
@@ -362,7 +362,7 @@ static int setup(void **state)
                     MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_ALPHA_MMP);
     mmp_image_free(&img);
     /* Chroma that is a line of the luma over texture, so that both chroma
-     * planes choose CfL (docs/format.md 6, mode 10) in most leaves. */
+     * planes choose CfL (docs/format.md 6, mode 11) in most leaves. */
     if (mmp_image_alloc_channels(&img, 48, 32, 3, 255))
         return -1;
     for (int i = 0; i < 48 * 32; i++) {
@@ -474,7 +474,7 @@ static const field_edit edits[] = {
     {"residual=1", 22, 1, 1},        {"residual=2", 22, 1, 2},
     {"residual=3", 22, 1, 3},        {"tools=1", 23, 1, 1},
     {"tools=0", 23, 1, 0},           {"tools=2", 23, 1, 2},
-    {"version=6", 4, 1, 6},          {"version=8", 4, 1, 8},
+    {"version=7", 4, 1, 7},          {"version=9", 4, 1, 9},
     {"dict_cap=0", 20, 2, 0},        {"dict_cap=63", 20, 2, 63},
     {"dict_cap=64", 20, 2, 64},      {"dict_cap=65", 20, 2, 65},
     {"dict_cap=16384", 20, 2, 16384}, {"dict_cap=16385", 20, 2, 16385},

@@ -27,7 +27,7 @@ static const int shape_h[NSHAPES] = { 4, 4, 4, 8, 8, 8, 16, 16, 16 };
 static const int shape_w[NSHAPES] = { 4, 8, 16, 4, 8, 16, 4, 8, 16 };
 #define BLK (MMP_PRED_MAX * MMP_PRED_MAX)
 
-static const char *mode_name[MMP_NUM_MODES] = { "V", "H", "DC", "DDL", "DDR", "VR", "HD", "VL", "HU", "LSP", "CfL" };
+static const char *mode_name[MMP_NUM_MODES] = { "V", "H", "DC", "DDL", "DDR", "VR", "HD", "VL", "HU", "LSP", "ANG", "CfL" };
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -321,7 +321,7 @@ static int64_t naive_floor_div(int64_t a, int64_t b)
     return q;
 }
 
-/* Mode 10 as section 6 writes it; 0 (and out untouched) where it falls
+/* Mode 11 as section 6 writes it; 0 (and out untouched) where it falls
  * back to DC. */
 static int naive_cfl(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out)
 {
@@ -361,8 +361,50 @@ static int naive_cfl(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *
     return 1;
 }
 
+/* Mode 10, direction k, as section 6 writes it (per sample, with the
+ * projection of the other side written out rather than tabled). */
+static void naive_angle(const nrefs *r, int k, int h, int w, int32_t *out)
+{
+    static const int disp[MMP_NUM_ANGLES] = {32,  26,  21,  17,  13,  9,  5,  2,  -2, -5, -9,
+                                             -13, -17, -21, -26, -32, -26, -21, -17, -13, -9, -5,
+                                             -2,  2,   5,   9,   13,  17,  21,  26,  32};
+    const int d = disp[k], vert = k >= 15;
+    const int v = d < 0 ? (8192 + (-d) / 2) / (-d) : 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            /* Distance from the main side (t) and position along it (u). */
+            const int t = vert ? y : x, u = vert ? x : y;
+            const int pos = (t + 1) * d;
+            const int i = (int)naive_floor_div(pos, 32), f = pos - 32 * i;
+            int32_t R[2] = {0, 0};
+            for (int q = 0; q < (f ? 2 : 1); q++) {
+                const int j = u + i + 1 + q;
+                const int32_t *main = vert ? r->T : r->L, *side = vert ? r->L : r->T;
+                if (j > r->n)
+                    fail_msg("angle %d %dx%d reads R(%d) beyond n = %d", k, h, w, j, r->n);
+                if (j >= 1)
+                    R[q] = main[j - 1];
+                else if (j == 0)
+                    R[q] = r->C;
+                else {
+                    const int si = ((-j * v + 128) >> 8) - 1, dist = vert ? h : w;
+                    if (si < 0 || si >= dist)
+                        fail_msg("angle %d %dx%d reads the side at %d", k, h, w, si);
+                    R[q] = side[si];
+                }
+            }
+            out[y * w + x] = f ? ((32 - f) * R[0] + f * R[1] + 16) >> 5 : R[0];
+        }
+}
+
 static void naive_predict(const mmp_plane *p, int mode, int y0, int x0, int h, int w, int32_t *out)
 {
+    if (mode == MMP_PRED_ANG) {
+        nrefs ra;
+        naive_refs(p, y0, x0, h, w, &ra);
+        naive_angle(&ra, 0, h, w, out);
+        return;
+    }
     nrefs r;
     naive_refs(p, y0, x0, h, w, &r);
     if (mode == MMP_PRED_CFL && naive_cfl(p, y0, x0, h, w, out))
@@ -382,7 +424,7 @@ static void naive_predict(const mmp_plane *p, int mode, int y0, int x0, int h, i
 static void check_block(const mmp_plane *p, int y0, int x0, int h, int w)
 {
     int32_t all[MMP_NUM_MODES * BLK], one[BLK], ref[BLK];
-    mmp_predict_all(p, y0, x0, h, w, all);
+    mmp_predict_all(p, y0, x0, h, w, all, NULL);
     for (int m = 0; m < MMP_NUM_MODES; m++) {
         mmp_predict(p, m, y0, x0, h, w, one);
         naive_predict(p, m, y0, x0, h, w, ref);
@@ -391,6 +433,20 @@ static void check_block(const mmp_plane *p, int y0, int x0, int h, int w)
                 fail_msg("mode %s block (%d,%d) %dx%d pixel %d: predict %d, predict_all %d, doc %d",
                          mode_name[m], y0, x0, h, w, i, one[i], all[m * h * w + i], ref[i]);
         }
+        check_range(one, h * w, p->maxval);
+    }
+    int32_t angles[MMP_NUM_ANGLES * BLK];
+    nrefs r;
+    naive_refs(p, y0, x0, h, w, &r);
+    mmp_predict_all(p, y0, x0, h, w, all, angles);
+    for (int k = 0; k < MMP_NUM_ANGLES; k++) {
+        mmp_predict_angle(p, k, y0, x0, h, w, one);
+        naive_angle(&r, k, h, w, ref);
+        for (int i = 0; i < h * w; i++)
+            if (one[i] != angles[k * h * w + i] || one[i] != ref[i])
+                fail_msg("angle %d block (%d,%d) %dx%d pixel %d: predict %d, predict_all %d, "
+                         "doc %d",
+                         k, y0, x0, h, w, i, one[i], angles[k * h * w + i], ref[i]);
         check_range(one, h * w, p->maxval);
     }
 }
@@ -407,7 +463,7 @@ static void test_constant_plane(void **state)
         int h = shape_h[s], w = shape_w[s];
         int32_t out[MMP_NUM_MODES * BLK];
         set_causal(&p, 32, 16, h);
-        mmp_predict_all(&p, 32, 16, h, w, out);
+        mmp_predict_all(&p, 32, 16, h, w, out, NULL);
         for (int i = 0; i < MMP_NUM_MODES * h * w; i++)
             assert_int_equal(out[i], 77);
         check_block(&p, 32, 16, h, w);
@@ -505,7 +561,7 @@ static void test_edge_top_left(void **state)
             int h = shape_h[s], w = shape_w[s];
             int32_t out[MMP_NUM_MODES * BLK];
             set_causal(&p, 0, 0, h);
-            mmp_predict_all(&p, 0, 0, h, w, out);
+            mmp_predict_all(&p, 0, 0, h, w, out, NULL);
             for (int i = 0; i < MMP_NUM_MODES * h * w; i++)
                 assert_int_equal(out[i], (maxvals[m] + 1) >> 1);
             check_block(&p, 0, 0, h, w);
@@ -524,7 +580,7 @@ static void test_edge_first_row(void **state)
         int h = shape_h[s], w = shape_w[s];
         int32_t out[MMP_NUM_MODES * BLK];
         set_causal(&p, 0, 16, h);
-        mmp_predict_all(&p, 0, 16, h, w, out);
+        mmp_predict_all(&p, 0, 16, h, w, out, NULL);
         const int32_t l0 = *PIX(&p, 0, 15), lh = *PIX(&p, h - 1, 15);
         for (int i = 0; i < h * w; i++) {
             assert_int_equal(out[MMP_PRED_V * h * w + i], l0);
@@ -549,7 +605,7 @@ static void test_edge_first_column(void **state)
         int h = shape_h[s], w = shape_w[s];
         int32_t out[MMP_NUM_MODES * BLK];
         set_causal(&p, 16, 0, h);
-        mmp_predict_all(&p, 16, 0, h, w, out);
+        mmp_predict_all(&p, 16, 0, h, w, out, NULL);
         const int32_t t0 = *PIX(&p, 15, 0);
         for (int i = 0; i < h * w; i++) {
             assert_int_equal(out[MMP_PRED_H * h * w + i], t0);
@@ -570,7 +626,7 @@ static void test_edge_only_corner(void **state)
     *PIX(&p, 7, 7) = 123;
     *AV(&p, 7, 7) = 1;
     int32_t out[MMP_NUM_MODES * BLK];
-    mmp_predict_all(&p, 8, 8, 8, 4, out);
+    mmp_predict_all(&p, 8, 8, 8, 4, out, NULL);
     for (int i = 0; i < MMP_NUM_MODES * 32; i++)
         assert_int_equal(out[i], 123);
     plane_free(&p);
@@ -584,8 +640,8 @@ static void test_edge_only_corner(void **state)
 static void compare_directional(const mmp_plane *a, const mmp_plane *b, int y0, int x0, int h, int w)
 {
     int32_t oa[MMP_NUM_MODES * BLK], ob[MMP_NUM_MODES * BLK];
-    mmp_predict_all(a, y0, x0, h, w, oa);
-    mmp_predict_all(b, y0, x0, h, w, ob);
+    mmp_predict_all(a, y0, x0, h, w, oa, NULL);
+    mmp_predict_all(b, y0, x0, h, w, ob, NULL);
     for (int m = 0; m < MMP_PRED_LSP; m++)
         for (int i = 0; i < h * w; i++)
             if (oa[m * h * w + i] != ob[m * h * w + i])
@@ -762,7 +818,7 @@ static void test_h264_4x4(void **state)
     for (int bl = 0; bl < 2; bl++) {
         mmp_plane p = hand_plane(bl);
         int32_t out[MMP_NUM_MODES * 16];
-        mmp_predict_all(&p, 8, 8, 4, 4, out);
+        mmp_predict_all(&p, 8, 8, 4, 4, out, NULL);
         for (int m = MMP_PRED_DDL; m <= MMP_PRED_HU; m++) {
             if (m == MMP_PRED_HU && bl)
                 continue;   /* H.264 has no below-left; see test_hand_values */
@@ -783,7 +839,7 @@ static void test_hand_values(void **state)
     (void)state;
     mmp_plane p = hand_plane(1);
     int32_t o[MMP_NUM_MODES * 16];
-    mmp_predict_all(&p, 8, 8, 4, 4, o);
+    mmp_predict_all(&p, 8, 8, 4, 4, o, NULL);
 #define AT(m, x, y) o[(m) * 16 + (y) * 4 + (x)]
     assert_int_equal(AT(MMP_PRED_V, 2, 3), 40);
     assert_int_equal(AT(MMP_PRED_H, 2, 3), 90);
@@ -864,7 +920,7 @@ static void test_random_consistency(void **state)
 
 /* CfL on a chroma plane that is a line of the luma reference, c = 2 l + 7
  * over texture: within one of it everywhere (the means are rounded), where
- * DC is far off; and the plane without a reference has no mode 10. */
+ * DC is far off; and the plane without a reference has no mode 11. */
 static void test_cfl_line(void **state)
 {
     (void)state;
@@ -1034,13 +1090,13 @@ static void test_block_pixels_ignored(void **state)
         int h = shape_h[s], w = shape_w[s];
         int32_t a[MMP_NUM_MODES * BLK], b[MMP_NUM_MODES * BLK];
         set_causal(&p, 16, 16, h);
-        mmp_predict_all(&p, 16, 16, h, w, a);
+        mmp_predict_all(&p, 16, 16, h, w, a, NULL);
         for (int y = 16; y < 16 + h; y++)
             for (int x = 16; x < 16 + w; x++) {
                 *AV(&p, y, x) = 1;
                 *PIX(&p, y, x) = rndn(256);
             }
-        mmp_predict_all(&p, 16, 16, h, w, b);
+        mmp_predict_all(&p, 16, 16, h, w, b, NULL);
         assert_memory_equal(a, b, sizeof(int32_t) * MMP_NUM_MODES * h * w);
     }
     plane_free(&p);
@@ -1060,7 +1116,7 @@ static void test_speed(void **state)
         clock_t t0 = clock();
         for (int i = 0; i < reps; i++) {
             *PIX(&p, 31, 32) = i & 255;
-            mmp_predict_all(&p, 32, 32, h, w, out);
+            mmp_predict_all(&p, 32, 32, h, w, out, NULL);
         }
         double us = 1e6 * (double)(clock() - t0) / CLOCKS_PER_SEC / reps;
         printf("    mmp_predict_all %2dx%-2d: %.2f us\n", h, w, us);
@@ -1107,8 +1163,8 @@ static void test_overlay_equivalence(void **state)
             if (y0 < 0 || x0 < 0 || y0 + h > 64 || x0 + w > 64)
                 continue;
             int32_t a[MMP_NUM_MODES * 256], b[MMP_NUM_MODES * 256];
-            mmp_predict_all(&ref, y0, x0, h, w, a);
-            mmp_predict_all(&ov, y0, x0, h, w, b);
+            mmp_predict_all(&ref, y0, x0, h, w, a, NULL);
+            mmp_predict_all(&ov, y0, x0, h, w, b, NULL);
             assert_memory_equal(a, b, sizeof(int32_t) * MMP_NUM_MODES * h * w);
         }
         plane_free(&ref);

@@ -460,11 +460,13 @@ static inline const uint8_t *random_leaf(const mmp_dict *d, int maxval, int lh, 
     }
     if (kind == 5) {
         /* The residual of mode 0 is exactly a dictionary element of the
-         * leaf's scale (ties). */
+         * leaf's scale (ties), with orig still in [0, maxval] as the
+         * engines' callers guarantee (else the other modes' residuals
+         * reach 2 maxval, beyond the engines' 32-bit partial sums). */
         const int s = mmp_scale(lh, lw);
         const int32_t *e = mmp_dict_elem(d, s, rng_range(0, d->n[s] - 1));
         for (int i = 0; i < area; i++) {
-            pred[i] = rng_range(0, maxval);
+            pred[i] = rng_range(e[i] < 0 ? -e[i] : 0, e[i] > 0 ? maxval - e[i] : maxval);
             orig[i] = pred[i] + e[i];
         }
     }

@@ -73,7 +73,7 @@ static int usage(FILE *f)
             "                       GPUs, about 0.5 %% larger) (default raster)\n"
             "      --speed N        search effort, 0 to %d (default 0: the exhaustive search).\n"
             "                       Higher is faster for larger files at the same quality:\n"
-            "                       1 searches the 5 most promising of the 10 prediction\n"
+            "                       1 searches the 5 most promising of the 11 prediction\n"
             "                       modes of each leaf (ranked by SATD), 2 the 2 most\n"
             "                       promising, 3 also leaves out the 16x4 and 4x16 leaves,\n"
             "                       4 searches one mode. Same format: any mmp-dec decodes\n"
