@@ -387,7 +387,7 @@ $(FUZZ_BUILD)/%.o: %.c
 # of an encode's time there and guides nothing (the loops are the same for
 # every input); edge coverage and the sanitizers stay.
 FUZZ_NO_CMP = kernels/cpu_match.c kernels/seq.c predict/lsp.c predict/predict.c dict/dict.c mmp/search.c \
-              mmp/search_tx.c
+              mmp/search_tx.c mmp/transform.c mmp/restore_fit.c filter/restore.c
 $(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/%.o): FUZZ_XFLAGS = -fno-sanitize-coverage=trace-cmp
 # Sources generated into $(BUILD) (the embedded OpenCL kernels).
 $(FUZZ_BUILD)/%.o: $(BUILD)/%.c
