@@ -23,7 +23,7 @@ void mmp_default_settings(mmp_settings *s)
     s->threads = 0;
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
     s->redundancy = -1.0;
-    s->order = MMP_ORDER_RASTER;
+    s->order = MMP_ORDER_WAVEFRONT;
     s->speed = 0;
     s->transform = MMP_TRANSFORM_AUTO;
     s->chroma = MMP_CHROMA_444;

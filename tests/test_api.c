@@ -377,7 +377,7 @@ static void test_probe_errors(void **state)
         {4, 0x07, 0, "unsupported format version"},
         {16, 0xff, 0, "invalid maxval 0"},        /* maxval 255 -> 0 */
         {17, 0x01, 0, "CRC mismatch"},            /* maxval 255 -> 511: valid, the CRC sees it */
-        {40, 0x02, 0, "unsupported order 2"},
+        {40, 0x03, 0, "unsupported order 2"}, /* wavefront (1) -> 2 */
         {len - 1, 0x10, 0, "CRC mismatch"},       /* the payload */
         {len - 1, 0, 1, "truncated payload"},
     };

@@ -204,7 +204,7 @@ static void test_dec_info(void **state)
         uint8_t xor_;
         const char *needle;
     } damage[] = {{0, 0x20, "not an MMP file"}, {16, 0xff, "invalid maxval 0"},
-                  {40, 0x02, "unsupported order 2"}, {29, 0x04, "CRC mismatch"}};
+                  {40, 0x03, "unsupported order 2"}, {29, 0x04, "CRC mismatch"}};
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         memcpy(b, good_mmp, good_len);
         b[damage[i].at] ^= damage[i].xor_;

@@ -198,7 +198,7 @@ static void test_bad_order(void **state)
     }
     mmp_settings s;
     mmp_default_settings(&s);
-    assert_int_equal(s.order, MMP_ORDER_RASTER);
+    assert_int_equal(s.order, MMP_ORDER_WAVEFRONT);
     mmp_image_free(&img);
 }
 
