@@ -24,7 +24,7 @@ void mmp_default_settings(mmp_settings *s)
     s->dict_cap = MMP_DEFAULT_DICT_CAP;
     s->redundancy = -1.0;
     s->order = MMP_ORDER_WAVEFRONT;
-    s->speed = 0;
+    s->speed = 1;
     s->transform = MMP_TRANSFORM_AUTO;
     s->chroma = MMP_CHROMA_444;
     s->alpha = MMP_ALPHA_EXACT;

@@ -72,7 +72,7 @@ static int usage(FILE *f)
             "                       GPUs) or raster (one block after another, the published\n"
             "                       MMP; files within 0.2 %% of the same size) (default\n"
             "                       wavefront)\n"
-            "      --speed N        search effort, 0 to %d (default 0: the exhaustive search).\n"
+            "      --speed N        search effort, 0 to %d (default 1; 0: the exhaustive search).\n"
             "                       Higher is faster for larger files at the same quality:\n"
             "                       1 searches the 5 most promising of the 11 prediction\n"
             "                       modes of each leaf (ranked by SATD), 2 the 2 most\n"
