@@ -267,7 +267,7 @@ static void snapshot_rates(mmp_search *s)
     for (int h = 0; h < MMP_ANGLE_HI_SYMS; h++) {
         mmp_model_costs(&m->angle_lo[h], lo);
         for (int l = 0; l < mmp_angle_lo_syms(h); l++)
-            s->angle_cost[8 * h + l] = hi[h] + lo[l];
+            s->angle_cost[MMP_ANGLE_GROUP * h + l] = hi[h] + lo[l];
     }
     for (int k = 0; k < MMP_NSCALES; k++) {
         flag_costs(&m->rflag[k], k / MMP_NLOG > 0, s->rflag_cost[k]);
@@ -366,6 +366,16 @@ static int64_t satd(const int32_t *d, int h, int w)
     return total;
 }
 
+/* The SATD of orig - pred over the real pixels (real NULL: all). */
+static int64_t residual_satd(const int32_t *orig, const int32_t *pred, const uint8_t *real, int h,
+                             int w)
+{
+    int32_t d[MMP_B * MMP_B];
+    for (int i = 0; i < h * w; i++)
+        d[i] = real && !real[i] ? 0 : orig[i] - pred[i];
+    return satd(d, h, w);
+}
+
 /*
  * The direction of a leaf's angular mode: the best by SATD of the residual
  * over the real pixels plus sqrt(lambda) times the direction's bits, as
@@ -375,15 +385,11 @@ static int64_t satd(const int32_t *d, int h, int w)
 static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *angles,
                       const uint8_t *real, int h, int w)
 {
-    const int area = h * w;
-    int32_t d[MMP_B * MMP_B];
     int64_t best_cost = INT64_MAX;
     int best = 0;
     for (int k = 0; k < MMP_NUM_ANGLES; k++) {
-        const int32_t *pk = angles + (long)k * area;
-        for (int i = 0; i < area; i++)
-            d[i] = real && !real[i] ? 0 : orig[i] - pk[i];
-        const int64_t cost = (satd(d, h, w) << 16) + s->sqrt_lambda_q8 * s->angle_cost[k];
+        const int64_t cost = (residual_satd(orig, angles + (long)k * h * w, real, h, w) << 16) +
+                             s->sqrt_lambda_q8 * s->angle_cost[k];
         if (cost < best_cost) {
             best_cost = cost;
             best = k;
@@ -406,12 +412,8 @@ static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32
     if (keep >= nm)
         return (1u << nm) - 1;
     int64_t cost[MMP_NUM_MODES];
-    int32_t d[MMP_B * MMP_B];
     for (int m = 0; m < nm; m++) {
-        const int32_t *pm = pred + (long)m * area;
-        for (int i = 0; i < area; i++)
-            d[i] = real && !real[i] ? 0 : orig[i] - pm[i];
-        cost[m] = (satd(d, h, w) << 16) +
+        cost[m] = (residual_satd(orig, pred + (long)m * area, real, h, w) << 16) +
                   s->sqrt_lambda_q8 * (s->mode_cost[ps][m] +
                                        (m == MMP_PRED_ANG ? angle_bits : 0));
     }
@@ -517,8 +519,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
     if (best_mode == MMP_PRED_ANG) {
-        tok[(*nt)++] = angle / 8;
-        tok[(*nt)++] = angle % 8;
+        tok[(*nt)++] = angle / MMP_ANGLE_GROUP;
+        tok[(*nt)++] = angle % MMP_ANGLE_GROUP;
     }
     if (tx)
         tok[(*nt)++] = best_tx;

@@ -223,7 +223,7 @@ static int code_angle(mmp_codec *c, mmp_symbols *io, int *err)
     const int hi = sym(io, &c->models.angle_hi, err);
     if (*err)
         return 0;
-    return 8 * hi + sym(io, &c->models.angle_lo[hi], err);
+    return MMP_ANGLE_GROUP * hi + sym(io, &c->models.angle_lo[hi], err);
 }
 
 static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0, int a,

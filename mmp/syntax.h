@@ -15,11 +15,21 @@
 #include "mmp/transform.h"
 #include "predict/predict.h"
 
+/* An angular leaf's direction d is coded as d / MMP_ANGLE_GROUP, then
+ * d % MMP_ANGLE_GROUP with a model per group; the models' alphabets. */
+#define MMP_ANGLE_GROUP 8
+#define MMP_ANGLE_HI_SYMS ((MMP_NUM_ANGLES + MMP_ANGLE_GROUP - 1) / MMP_ANGLE_GROUP)
+static inline int mmp_angle_lo_syms(int hi)
+{
+    const int left = MMP_NUM_ANGLES - MMP_ANGLE_GROUP * hi;
+    return left < MMP_ANGLE_GROUP ? left : MMP_ANGLE_GROUP;
+}
+
 typedef struct mmp_models {
     mmp_model pflag[MMP_NPSCALES];   /* prediction-tree flags per prediction scale */
     mmp_model mode[MMP_NPSCALES];    /* prediction modes per prediction scale */
     mmp_model angle_hi;              /* an angular leaf's direction / 8 */
-    mmp_model angle_lo[4];           /* its direction % 8, per direction / 8 */
+    mmp_model angle_lo[MMP_ANGLE_HI_SYMS]; /* its direction % 8, per direction / 8 */
     mmp_model rflag[MMP_NSCALES];    /* residual-tree flags per scale (1x1 unused) */
     mmp_imodel idx[MMP_NSCALES];     /* dictionary indices per scale */
     mmp_tx_models tx;                /* the transform residual (when tx_qi > 0) */
@@ -40,14 +50,6 @@ typedef struct mmp_models {
 typedef struct mmp_leaf {
     uint8_t y, x, a, b, mode, angle;
 } mmp_leaf;
-
-/* The angle models' alphabets: direction / 8, and direction % 8 for each
- * value of direction / 8. */
-#define MMP_ANGLE_HI_SYMS ((MMP_NUM_ANGLES + 7) / 8)
-static inline int mmp_angle_lo_syms(int hi)
-{
-    return MMP_NUM_ANGLES - 8 * hi < 8 ? MMP_NUM_ANGLES - 8 * hi : 8;
-}
 
 /* A block's syntax, as coded: its leaves in coding order and its residual
  * (the dictionary patterns of every leaf in place, row stride MMP_B). What

@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "common/arith.h"
 #include "predict/lsp.h"
@@ -370,7 +371,11 @@ void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *
     build_refs(p, y0, x0, h, w, &r);
     build_filters(&r);
     for (int mode = 0; mode < MMP_NUM_MODES; mode++)
-        predict_mode(p, &r, mode, y0, x0, h, w, out + (size_t)mode * sz);
-    for (int k = 0; angles && k < MMP_NUM_ANGLES; k++)
+        if (mode != MMP_PRED_ANG || !angles)
+            predict_mode(p, &r, mode, y0, x0, h, w, out + (size_t)mode * sz);
+    if (!angles)
+        return;
+    for (int k = 0; k < MMP_NUM_ANGLES; k++)
         pred_angle(&r, k, h, w, angles + (size_t)k * sz);
+    memcpy(out + (size_t)MMP_PRED_ANG * sz, angles, sizeof(int32_t) * (size_t)sz);
 }
