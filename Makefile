@@ -264,7 +264,7 @@ check-install: all
 # table and plots are still made, and rd-colour fails at the end, naming it.
 #
 # Override RD_IMAGES, RD_COLOUR_IMAGES, RD_LAMBDAS, RD_ENGINES
-# (comma-separated), RD_JOBS, RD_DIR or RD_COLOUR_MAX_BPP.
+# (comma-separated), RD_JOBS, RD_DIR, RD_SPEED or RD_COLOUR_MAX_BPP.
 # The codec tools come from scripts/install-deps.sh --extra; a
 # codec whose tools are missing is skipped with a warning.
 RD_DIR     ?= docs/results
@@ -274,6 +274,9 @@ RD_COLOUR_MAX_BPP ?= 4
 RD_LAMBDAS ?= 1,3,10,30,100,300,1000
 RD_ENGINES ?= seq
 RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+# The README's tables are of the exhaustive search (speed 0), whatever the
+# default preset; the default's cost against it is the speed-preset table.
+RD_SPEED   ?= 0
 RD_CSV      = $(RD_DIR)/rd-mmp.csv $(RD_DIR)/rd-anchors-local.csv
 RD_CSV_COLOUR = $(RD_DIR)/rd-mmp-colour.csv $(RD_DIR)/rd-anchors-colour-local.csv
 
@@ -285,9 +288,9 @@ rd: rd-grey rd-colour
 
 rd-grey: all rd-deps
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
-	    -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
+	    --enc-args "--speed $(RD_SPEED)" -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
-	    --order wavefront -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
+	    --enc-args "--speed $(RD_SPEED)" --order wavefront -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-local.csv $(RD_IMAGES)
 	python3 scripts/bdrate --test all --ref j2k --markdown $(RD_CSV) > $(RD_DIR)/bdrate-vs-j2k.md.tmp \
 	    && mv $(RD_DIR)/bdrate-vs-j2k.md.tmp $(RD_DIR)/bdrate-vs-j2k.md \
@@ -297,9 +300,9 @@ rd-grey: all rd-deps
 
 rd-colour: all rd-deps
 	@mmp=0; python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
-	    -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
+	    --enc-args "--speed $(RD_SPEED)" -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
-	    --enc-args "--chroma 420" --codec-name mmp-420 \
+	    --enc-args "--speed $(RD_SPEED) --chroma 420" --codec-name mmp-420 \
 	    -o $(RD_DIR)/rd-mmp-colour.csv $(RD_COLOUR_IMAGES) || mmp=1; \
 	[ $$mmp = 0 ] || echo "make rd-colour: the mmp colour sweep failed (see above); the other codecs go on" >&2; \
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-colour-local.csv $(RD_COLOUR_IMAGES) || exit 1; \
