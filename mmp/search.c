@@ -157,8 +157,11 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
 {
     /* Measured on crops and whole images: docs/results/speed-2026-11-24.md. */
     static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
-        {.modes = MMP_NUM_MODES}, {.modes = 5}, {.modes = 2}, {.modes = 2, .no_narrow = 1},
-        {.modes = 1, .no_narrow = 1},
+        {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES},
+        {.modes = 5, .tx_modes = 5},
+        {.modes = 2, .tx_modes = 2},
+        {.modes = 2, .tx_modes = 2, .no_narrow = 1},
+        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1},
     };
     *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];
 }
@@ -203,7 +206,8 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->tab.maxval = c->maxval;
     s->tab.dict_id = (uint32_t)c->plane_index;
     s->tx = (mmp_tx_search){.cost = &s->tx_cost, .lambda_q8 = lambda_q8,
-                            .step_q4 = c->tx_step_q4, .maxval = c->maxval};
+                            .step_q4 = c->tx_step_q4, .maxval = c->maxval,
+                            .rdoq_only = s->speed.rdoq_only};
     *out = s;
     return 0;
 }
@@ -405,9 +409,9 @@ static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *a
  * video encoders rank intra modes; ties go to the lower mode.
  */
 static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32_t *pred,
-                           const uint8_t *real, int h, int w, int ps, uint32_t angle_bits)
+                           const uint8_t *real, int h, int w, int ps, uint32_t angle_bits, int keep)
 {
-    const int keep = s->speed.modes, area = h * w; /* keep: 1 .. MMP_NUM_MODES */
+    const int area = h * w; /* keep: 1 .. MMP_NUM_MODES */
     const int nm = mmp_plane_modes(&s->c->plane);
     if (keep >= nm)
         return (1u << nm) - 1;
@@ -467,13 +471,50 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
            sizeof(int32_t) * area);
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
-    const unsigned modes = pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle]);
-    const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, modes, orig, pred, real,
-                                     &x->memo, x->matches, &hits);
-    if (err) {
-        set_error(s, err);
-        mmp_pool_put(&s->pool, x);
-        return INT64_MAX / 4;
+    const int tx = c->tx_qi > 0, nm = mmp_plane_modes(&v->plane);
+    /* The modes for the engine, and those priced with the transform (the
+     * first by the same ranking, so a superset). */
+    unsigned modes = pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], s->speed.modes);
+    const unsigned tmodes =
+        tx && s->speed.tx_modes > s->speed.modes
+            ? pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], s->speed.tx_modes)
+            : modes;
+    const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
+    int64_t head[MMP_NUM_MODES], jtx[MMP_NUM_MODES];
+    int txbest = -1;
+    for (int m = 0; m < nm; m++) {
+        if (!(tmodes >> m & 1))
+            continue;
+        head[m] = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
+                               (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
+        if (!tx)
+            continue;
+        /* The transform residual of each mode's prediction; of equal costs
+         * the lowest mode's. */
+        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
+                                    x->tx_res) +
+                 head[m] + s->lambda * rtype_cost[1];
+        if (txbest < 0 || jtx[m] < jtx[txbest]) {
+            txbest = m;
+            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
+            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
+        }
+    }
+    if (s->speed.tx_skip && txbest >= 0) {
+        int coded = 0;
+        for (int i = 0; i < area && !coded; i++)
+            coded = x->best_level[i] != 0;
+        if (!coded)
+            modes = 0;
+    }
+    if (modes) {
+        const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, modes, orig, pred, real,
+                                         &x->memo, x->matches, &hits);
+        if (err) {
+            set_error(s, err);
+            mmp_pool_put(&s->pool, x);
+            return INT64_MAX / 4;
+        }
     }
     uint64_t nmodes = 0;
     for (unsigned m = modes; m; m &= m - 1)
@@ -483,34 +524,24 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
     int best_mode = 0, best_tx = 0;
-    const int tx = c->tx_qi > 0;
-    const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
-    for (int m = 0; m < mmp_plane_modes(&v->plane); m++) {
-        if (!(modes >> m & 1))
-            continue;
-        const int64_t head =
-            s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
-                         (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
-        int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head +
-                     (tx ? s->lambda * rtype_cost[0] : 0);
-        if (jv < best) {
-            best = jv;
-            best_mode = m;
-            best_tx = 0;
-            memcpy(dp->best_flag, dp->flag, (size_t)count);
+    /* Every option in mode order, the tree before the transform: of equal
+     * costs the first. A transform that wins is the first of least cost,
+     * txbest, whose levels are kept. */
+    for (int m = 0; m < nm; m++) {
+        if ((modes >> m & 1)) {
+            const int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head[m] +
+                               (tx ? s->lambda * rtype_cost[0] : 0);
+            if (jv < best) {
+                best = jv;
+                best_mode = m;
+                best_tx = 0;
+                memcpy(dp->best_flag, dp->flag, (size_t)count);
+            }
         }
-        if (!tx)
-            continue;
-        /* The transform residual of the same prediction; ties keep the tree. */
-        jv = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
-                                x->tx_res) +
-             head + s->lambda * rtype_cost[1];
-        if (jv < best) {
-            best = jv;
+        if (tx && (tmodes >> m & 1) && jtx[m] < best) {
+            best = jtx[m];
             best_mode = m;
             best_tx = 1;
-            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
-            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
         }
     }
     const mmp_match *mt = x->matches + (long)best_mode * count;

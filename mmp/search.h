@@ -31,8 +31,15 @@ typedef struct mmp_search_speed {
     int modes;      /* prediction modes of a leaf given to the engine: the best by an
                      * estimate (SATD of the residual plus sqrt(lambda) times the mode's
                      * bits); MMP_NUM_MODES: every mode, exhaustively */
+    int tx_modes;   /* where the plane has the transform residual, the modes priced
+                     * with it: the best tx_modes (at least `modes`) by the same
+                     * estimate; the host's work, far cheaper than the engine's */
     int no_narrow;  /* 1: no prediction leaf more than twice as long as it is wide or
                      * high (no 16x4 or 4x16), that is no split into one */
+    int tx_skip;    /* 1: no engine search for a leaf whose best transform residual
+                     * has no coefficient (the prediction alone is good enough), as
+                     * video encoders stop at a coded-block flag of 0 */
+    int rdoq_only;  /* 1: the transform tries its RDOQ levels (and none) only */
 } mmp_search_speed;
 
 /* The pruning of preset `speed`, 0 .. MMP_SEARCH_MAX_SPEED. */

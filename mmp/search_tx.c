@@ -177,9 +177,21 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     /* D = F / 2^(8 + floor((a + b) / 2)) in the units of the dequantised
      * value (mmp_tx_inverse), so level = F / den. */
     const int64_t den = mmp_tx_leaf_step(t->step_q4, a, b) << (8 + ((a + b) >> 1));
+    /* |F| = q * den + rem once: the level at rounding offset o / 64 is then
+     * q + (64 rem >= (64 - o) den), floor(|F| / den + o / 64), without a
+     * division per offset. */
+    int64_t quo[MMP_B * MMP_B], rem[MMP_B * MMP_B];
+    for (int i = 0; i < area; i++) {
+        const int64_t m = f[i] < 0 ? -f[i] : f[i];
+        quo[i] = m / den;
+        rem[i] = m - quo[i] * den;
+    }
+    /* The levels tried so far: a set of levels already measured is not
+     * measured again (it could not win a tie). */
+    int32_t tried[NOFFSETS + 2][MMP_B * MMP_B];
+    int ntried = 0;
     int64_t best = INT64_MAX;
-    int prev_nz = -1;
-    for (int o = 0; o <= NOFFSETS + 1; o++) {
+    for (int o = t->rdoq_only ? NOFFSETS : 0; o <= NOFFSETS + 1; o++) {
         int nz = 0;
         if (o == NOFFSETS + 1) {
             rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, lv);
@@ -188,9 +200,9 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
             if (!nz)
                 continue;
         } else if (o < NOFFSETS) {
+            const int64_t cut = (64 - offsets[o]) * den;
             for (int i = 0; i < area; i++) {
-                const int64_t m = f[i] < 0 ? -f[i] : f[i];
-                int64_t q = (m * 64 + offsets[o] * den) / (den * 64);
+                int64_t q = quo[i] + (64 * rem[i] >= cut);
                 q = q > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : q;
                 lv[i] = (int32_t)(f[i] < 0 ? -q : q);
                 nz += q != 0;
@@ -199,9 +211,12 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
             /* no coefficient: the prediction alone */
             memset(lv, 0, sizeof(int32_t) * area);
         }
-        if (o > 0 && nz == 0 && prev_nz == 0)
+        int seen = 0;
+        for (int k = 0; k < ntried && !seen; k++)
+            seen = !memcmp(tried[k], lv, sizeof(int32_t) * area);
+        if (seen)
             continue;
-        prev_nz = nz;
+        memcpy(tried[ntried++], lv, sizeof(int32_t) * area);
         const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b);
         int64_t sse = 0;
         if (nz) {

@@ -17,6 +17,8 @@ typedef struct mmp_tx_search {
     int64_t lambda_q8;
     int64_t step_q4;          /* the plane's quantiser step */
     int32_t maxval;
+    int rdoq_only;            /* 1: try the RDOQ levels and no coefficient only, not the
+                               * plain roundings too (a speed preset's pruning) */
 } mmp_tx_search;
 
 /* The quantiser index for a plane searched at lambda_q8 (on the plane's

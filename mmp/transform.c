@@ -45,26 +45,43 @@ void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t
     const int shift = 16 + ((a + b + 1) >> 1);
     const int64_t step = mmp_tx_leaf_step(step_q4, a, b), half = (int64_t)1 << (shift - 1);
     int64_t d[MMP_B * MMP_B], t[MMP_B * MMP_B];
-    for (int i = 0; i < h * w; i++) {
-        /* |level| <= MMP_TX_MAX_LEVEL < 2^26 and step < 2^25: no overflow */
-        const int64_t v = (int64_t)level[i] * step;
-        d[i] = v > DQ_LIMIT ? DQ_LIMIT : v < -DQ_LIMIT ? -DQ_LIMIT : v;
+    /* Most levels are zero: only the rows k and the columns l of d that hold
+     * one contribute. The sums are exact, so their order does not matter. */
+    int rows[MMP_B], cols[MMP_B], nr = 0, nc = 0;
+    unsigned colany = 0;
+    for (int k = 0; k < h; k++) {
+        int any = 0;
+        for (int l = 0; l < w; l++) {
+            /* |level| <= MMP_TX_MAX_LEVEL < 2^26 and step < 2^25: no overflow */
+            const int64_t v = (int64_t)level[k * w + l] * step;
+            d[k * w + l] = v > DQ_LIMIT ? DQ_LIMIT : v < -DQ_LIMIT ? -DQ_LIMIT : v;
+            if (v) {
+                any = 1;
+                colany |= 1u << l;
+            }
+        }
+        if (any)
+            rows[nr++] = k;
     }
+    for (int l = 0; l < w; l++)
+        if (colany >> l & 1)
+            cols[nc++] = l;
     /* Columns: t[y][l] = sum_k T_h[k][y] d[k][l], |t| <= 16 * 90 * 2^31 < 2^42. */
     for (int y = 0; y < h; y++)
-        for (int l = 0; l < w; l++) {
+        for (int j = 0; j < nc; j++) {
+            const int l = cols[j];
             int64_t acc = 0;
-            for (int k = 0; k < h; k++)
-                acc += (int64_t)mmp_tx_matrix16[k * sh][y] * d[k * w + l];
+            for (int i = 0; i < nr; i++)
+                acc += (int64_t)mmp_tx_matrix16[rows[i] * sh][y] * d[rows[i] * w + l];
             t[y * w + l] = acc;
         }
     /* Rows: u[y][x] = sum_l t[y][l] T_w[l][x], |u| < 2^53. */
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             int64_t acc = 0;
-            for (int l = 0; l < w; l++)
-                acc += t[y * w + l] * mmp_tx_matrix16[l * sw][x];
-            int64_t r = mmp_floor_div(acc + half, (int64_t)1 << shift);
+            for (int j = 0; j < nc; j++)
+                acc += t[y * w + cols[j]] * mmp_tx_matrix16[cols[j] * sw][x];
+            int64_t r = mmp_floor_shift(acc + half, shift);
             res[y * stride + x] = (int32_t)(r > maxval ? maxval : r < -maxval ? -maxval : r);
         }
 }
