@@ -187,6 +187,80 @@ static void rescale_with(const mmp_dict *d, const int32_t *src, int a, int b, in
     resample_cols(tmp, 1 << db, dst, 1 << da, &d->taps[a * MMP_NLOG + da]);
 }
 
+static int64_t signature(const int32_t *p, int s, int32_t *sig);
+static void set_known1(mmp_dict *d, int32_t v);
+
+/*
+ * The initial contents (docs/format.md 5.1): the constant patterns 0, +step,
+ * -step, +2 step, -2 step, ... (the zero block has index 0) offered to every
+ * scale in that order, each inserted unless redundant, as mmp_dict_insert
+ * would. They are written directly: for constant patterns of values v and w
+ * at a scale of n samples the redundancy test, 16 * n * (v - w)^2 <=
+ * redund_q4 * n, does not depend on the scale, so the values kept are found
+ * once, and each scale gets them with their sums (in ascending order, which
+ * is that of the values), signatures and largest |sample|, as the insertions
+ * would leave them. tests/test_dict.c compares the two.
+ */
+#define INIT_MAX 63 /* mmp_dict_initial_count's largest */
+static void init_constants(mmp_dict *d, int maxval)
+{
+    const int n0 = mmp_dict_initial_count(maxval), step = initial_step(maxval);
+    int32_t val[INIT_MAX], by_val[INIT_MAX], maxabs = 0;
+    int m = 0;
+    for (int k = 0; k < n0; k++) {
+        const int32_t v = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
+        int red = 0;
+        for (int j = 0; j < m && !red; j++) {
+            const int64_t diff = (int64_t)v - val[j];
+            red = 16 * diff * diff <= (int64_t)d->redund_q4;
+        }
+        set_known1(d, v); /* every value offered at the 1 x 1 scale */
+        if (red)
+            continue;
+        /* by_val: the ids in ascending order of value, by insertion */
+        int pos = m;
+        while (pos > 0 && val[by_val[pos - 1]] > v) {
+            by_val[pos] = by_val[pos - 1];
+            pos--;
+        }
+        by_val[pos] = m;
+        val[m++] = v;
+        if ((v < 0 ? -v : v) > maxabs)
+            maxabs = v < 0 ? -v : v;
+    }
+    int32_t pat[MMP_B * MMP_B];
+    for (int k = 0; k < m; k++) { /* element k at every scale: a prefix of pat */
+        for (int i = 0; i < MMP_B * MMP_B; i++)
+            pat[i] = val[k];
+        for (int s = 0; s < MMP_NSCALES; s++)
+            memcpy(d->data[s] + (long)k * mmp_scale_area(s), pat,
+                   sizeof(int32_t) * mmp_scale_area(s));
+    }
+    for (int i = 0; i < MMP_B * MMP_B; i++)
+        pat[i] = 1;
+    for (int s = 0; s < MMP_NSCALES; s++) {
+        const int area = mmp_scale_area(s);
+        int32_t unit[MMP_DICT_SIG];
+        /* A constant pattern's signature is v times that of the pattern of
+         * ones: no sum of it passes SIG_DIFF_MAX (|v| < 2^16 and a
+         * quadrant has at most 64 samples), so none is set to 0. */
+        if (area >= SIG_MIN_AREA) {
+            signature(pat, s, unit);
+            for (int k = 0; k < m; k++)
+                for (int i = 0; i < MMP_DICT_SIG; i++)
+                    d->sig[s][(long)k * MMP_DICT_SIG + i] = val[k] * unit[i];
+        }
+        for (int i = 0; i < m; i++) {
+            d->sorted_sum[s][i] = val[by_val[i]] * area;
+            d->sorted_id[s][i] = by_val[i];
+        }
+        for (int i = 0; i * MMP_DICT_DIR < m; i++)
+            d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
+        d->maxabs[s] = area >= SIG_MIN_AREA ? maxabs : 0;
+        d->n[s] = m;
+    }
+}
+
 int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
 {
     memset(d, 0, sizeof(*d));
@@ -213,18 +287,7 @@ int mmp_dict_init(mmp_dict *d, int cap, int maxval, uint32_t redund_q4)
             return MMP_ENOMEM;
         }
     }
-    /* 0, +step, -step, +2 step, -2 step, ...: the zero block has index 0. */
-    int step = initial_step(maxval);
-    int32_t pat[MMP_B * MMP_B];
-    for (int s = 0; s < MMP_NSCALES; s++) {
-        int area = mmp_scale_area(s);
-        for (int k = 0; k < n0; k++) {
-            int32_t v = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
-            for (int i = 0; i < area; i++)
-                pat[i] = v;
-            mmp_dict_insert(d, s, pat);
-        }
-    }
+    init_constants(d, maxval);
     return 0;
 }
 

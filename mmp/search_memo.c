@@ -23,11 +23,14 @@
 
 enum { ENTRY_EMPTY, ENTRY_PENDING, ENTRY_VALID };
 
+/* An entry's prediction and matches are allocated together (match first)
+ * when the entry is first claimed: a small image's blocks use few of the
+ * entries, and the memo is made for every plane. */
 typedef struct entry {
     uint32_t hash;
     int state;
     int32_t *pred;
-    mmp_match *match;
+    mmp_match *match; /* NULL until the entry is first used */
 } entry;
 
 struct mmp_memo {
@@ -37,7 +40,6 @@ struct mmp_memo {
     pthread_cond_t done[LEAVES];
     _Atomic unsigned gen[LEAVES]; /* counts the broadcasts of done */
     int leaf_base[MMP_NPSCALES];  /* first leaf of each prediction scale */
-    void *mem;
 };
 
 int mmp_memo_create(mmp_memo **out)
@@ -45,34 +47,11 @@ int mmp_memo_create(mmp_memo **out)
     mmp_memo *m = calloc(1, sizeof *m);
     if (!m)
         return MMP_ENOMEM;
-    size_t total = 0;
     int base = 0;
     for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
         for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
-            int leaves = (MMP_B >> a) * (MMP_B >> b);
             m->leaf_base[mmp_pscale(a, b)] = base;
-            base += leaves;
-            total += (size_t)leaves * MMP_NUM_MODES * WAYS *
-                     (sizeof(int32_t) * (1 << (a + b)) + sizeof(mmp_match) * mmp_match_count(a, b));
-        }
-    char *mem = malloc(total);
-    if (!mem) {
-        free(m);
-        return MMP_ENOMEM;
-    }
-    m->mem = mem;
-    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
-        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++) {
-            int leaves = (MMP_B >> a) * (MMP_B >> b), ps = mmp_pscale(a, b);
-            for (int nd = 0; nd < leaves; nd++)
-                for (int md = 0; md < MMP_NUM_MODES; md++)
-                    for (int w = 0; w < WAYS; w++) {
-                        entry *ce = &m->e[m->leaf_base[ps] + nd][md][w];
-                        ce->match = (mmp_match *)mem;
-                        mem += sizeof(mmp_match) * mmp_match_count(a, b);
-                        ce->pred = (int32_t *)mem;
-                        mem += sizeof(int32_t) * (1 << (a + b));
-                    }
+            base += (MMP_B >> a) * (MMP_B >> b);
         }
     for (int i = 0; i < LEAVES; i++) {
         pthread_mutex_init(&m->lock[i], NULL);
@@ -91,7 +70,10 @@ void mmp_memo_destroy(mmp_memo *m)
         pthread_mutex_destroy(&m->lock[i]);
         pthread_cond_destroy(&m->done[i]);
     }
-    free(m->mem);
+    for (int nd = 0; nd < LEAVES; nd++)
+        for (int md = 0; md < MMP_NUM_MODES; md++)
+            for (int w = 0; w < WAYS; w++)
+                free(m->e[nd][md][w].match);
     free(m);
 }
 
@@ -109,6 +91,20 @@ static uint32_t hash_block(const int32_t *p, int n)
     for (int i = 0; i < n; i++)
         h = (h ^ (uint32_t)p[i]) * 16777619u;
     return h;
+}
+
+/* Gives ce room for a leaf of `area` samples and `count` matches (every
+ * entry of a leaf has the same size) unless it has it; 0 when out of memory. */
+static int entry_room(entry *ce, int area, int count)
+{
+    if (!ce->match) {
+        mmp_match *mem = malloc(sizeof(mmp_match) * count + sizeof(int32_t) * area);
+        if (!mem)
+            return 0;
+        ce->match = mem;
+        ce->pred = (int32_t *)(mem + count);
+    }
+    return 1;
 }
 
 /* The entry of leaf nd, mode md holding prediction pm (any state but empty). */
@@ -178,6 +174,8 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
             if (c->state != ENTRY_PENDING)
                 ce = c;
         }
+        if (ce && !entry_room(ce, area, count))
+            ce = NULL; /* out of memory: computed, not kept */
         if (ce) {
             ce->state = ENTRY_PENDING;
             ce->hash = hv;

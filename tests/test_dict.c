@@ -46,6 +46,62 @@ static void test_initial(void **st)
     assert_int_not_equal(mmp_dict_init(&d, 32, 255, 16), 0);
 }
 
+/* The initial contents that mmp_dict_init writes directly are those that
+ * inserting the constant patterns one by one gives, with the redundancy
+ * test (docs/format.md 5.1, 5.3): the same elements in the same order, and
+ * the same search and redundancy aids, for thresholds that drop none, some
+ * and all but one of them. */
+static void test_initial_as_inserted(void **st)
+{
+    (void)st;
+    static const int maxvals[] = {1, 2, 3, 7, 31, 32, 63, 95, 96, 127, 255, 1000, 1023, 4095, 65535};
+    static const uint32_t thresholds[] = {0,  1,   15,   16,    17,     63,     64,         65,
+                                          128, 144, 1024, 16384, 100000, 1u << 24, UINT32_MAX};
+    enum { KNOWN1_WORDS = 2 * 65536 / 64 }; /* dict.c's KNOWN1_HALF */
+    int fewer = 0;
+    for (size_t i = 0; i < sizeof maxvals / sizeof *maxvals; i++)
+        for (size_t j = 0; j < sizeof thresholds / sizeof *thresholds; j++) {
+            const int maxval = maxvals[i], n0 = mmp_dict_initial_count(maxval);
+            mmp_dict d, r;
+            assert_int_equal(mmp_dict_init(&d, 64, maxval, thresholds[j]), 0);
+            /* r: the same dictionary emptied, then given the patterns */
+            assert_int_equal(mmp_dict_init(&r, 64, maxval, thresholds[j]), 0);
+            free(r.known1);
+            r.known1 = NULL;
+            const int step = (maxval + 1) / 32 < 1 ? 1 : (maxval + 1) / 32;
+            for (int s = 0; s < MMP_NSCALES; s++) {
+                const int area = mmp_scale_area(s);
+                r.n[s] = 0;
+                r.maxabs[s] = 0;
+                for (int k = 0; k < n0; k++) {
+                    int32_t pat[256];
+                    for (int x = 0; x < area; x++)
+                        pat[x] = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
+                    mmp_dict_insert(&r, s, pat);
+                }
+            }
+            for (int s = 0; s < MMP_NSCALES; s++) {
+                const int n = r.n[s], area = mmp_scale_area(s);
+                assert_int_equal(d.n[s], n);
+                assert_int_equal(d.maxabs[s], r.maxabs[s]);
+                assert_memory_equal(d.data[s], r.data[s], sizeof(int32_t) * n * area);
+                assert_memory_equal(d.sorted_sum[s], r.sorted_sum[s], sizeof(int32_t) * n);
+                assert_memory_equal(d.sorted_id[s], r.sorted_id[s], sizeof(int32_t) * n);
+                assert_memory_equal(d.sum_dir[s], r.sum_dir[s],
+                                    sizeof(int32_t) * ((n + MMP_DICT_DIR - 1) / MMP_DICT_DIR));
+                if (area >= 16) /* dict.c's SIG_MIN_AREA */
+                    assert_memory_equal(d.sig[s], r.sig[s], sizeof(int32_t) * n * MMP_DICT_SIG);
+            }
+            assert_non_null(d.known1);
+            assert_non_null(r.known1);
+            assert_memory_equal(d.known1, r.known1, sizeof(uint64_t) * KNOWN1_WORDS);
+            fewer += d.n[0] < n0;
+            mmp_dict_free(&d);
+            mmp_dict_free(&r);
+        }
+    assert_true(fewer > 0); /* some thresholds dropped initial patterns */
+}
+
 static void test_rescale_constant_and_identity(void **st)
 {
     (void)st;
@@ -506,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_initial),
+        cmocka_unit_test(test_initial_as_inserted),
         cmocka_unit_test(test_redundancy_every_scale_matches_brute_force),
         cmocka_unit_test(test_repeat_finds_exact_repeats),
         cmocka_unit_test(test_skipping_repeats_same_state),
