@@ -158,9 +158,9 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
     /* Measured on crops and whole images: docs/results/speed-2026-11-24.md. */
     static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
         {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES},
-        {.modes = 5, .tx_modes = 5},
-        {.modes = 2, .tx_modes = 2},
-        {.modes = 2, .tx_modes = 2, .no_narrow = 1},
+        {.modes = 5, .tx_modes = MMP_NUM_MODES},
+        {.modes = 2, .tx_modes = MMP_NUM_MODES},
+        {.modes = 2, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1},
         {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1},
     };
     *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];

@@ -50,14 +50,22 @@ static void test_presets(void **state)
     mmp_search_speed p, q;
     mmp_search_speed_preset(0, &p);
     assert_int_equal(p.modes, MMP_NUM_MODES);
+    assert_int_equal(p.tx_modes, MMP_NUM_MODES);
     assert_int_equal(p.no_narrow, 0);
+    assert_int_equal(p.tx_skip, 0);
+    assert_int_equal(p.rdoq_only, 0);
     assert_int_equal(MMP_MAX_SPEED, MMP_SEARCH_MAX_SPEED);
     for (int sp = 1; sp <= MMP_SEARCH_MAX_SPEED; sp++) {
         mmp_search_speed_preset(sp, &q);
-        /* Each prunes what the one below does, and more. */
+        /* Each prunes what the one below does, and more; the transform
+         * prices at least the modes the engine gets. */
         assert_true(q.modes >= 1 && q.modes <= p.modes);
+        assert_true(q.tx_modes >= q.modes && q.tx_modes <= p.tx_modes);
         assert_true(q.no_narrow >= p.no_narrow);
-        assert_true(q.modes < p.modes || q.no_narrow > p.no_narrow);
+        assert_true(q.tx_skip >= p.tx_skip);
+        assert_true(q.rdoq_only >= p.rdoq_only);
+        assert_true(q.modes < p.modes || q.tx_modes < p.tx_modes || q.no_narrow > p.no_narrow ||
+                    q.tx_skip > p.tx_skip || q.rdoq_only > p.rdoq_only);
         p = q;
     }
 }
