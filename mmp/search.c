@@ -439,6 +439,34 @@ static void set_error(mmp_search *s, int err)
 }
 
 /*
+ * The transform residual of the prediction of every mode in tmodes: J into
+ * jtx[m] (head[m], the leaf's flag and mode bits, included). Returns the
+ * first mode of least cost, whose levels and residual go to x->best_level
+ * and x->best_res.
+ */
+static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const int32_t *pred,
+                    const uint8_t *real, int a, int b, unsigned tmodes, const int64_t *head,
+                    int64_t *jtx)
+{
+    const int area = 1 << (a + b), nm = mmp_plane_modes(&s->c->plane);
+    const int64_t rtype = s->lambda * s->tx_cost.rtype[mmp_pscale(a, b)][1];
+    int best = -1;
+    for (int m = 0; m < nm; m++) {
+        if (!(tmodes >> m & 1))
+            continue;
+        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
+                                    x->tx_res) +
+                 head[m] + rtype;
+        if (best < 0 || jtx[m] < jtx[best]) {
+            best = m;
+            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
+            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
+        }
+    }
+    return best;
+}
+
+/*
  * Best prediction leaf over the modes for node (y0, x0, 2^a x 2^b) of view v:
  * its cost, its tokens, and its reconstruction written to v.
  */
@@ -481,25 +509,13 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
             : modes;
     const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
     int64_t head[MMP_NUM_MODES], jtx[MMP_NUM_MODES];
-    int txbest = -1;
-    for (int m = 0; m < nm; m++) {
-        if (!(tmodes >> m & 1))
-            continue;
-        head[m] = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
-                               (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
-        if (!tx)
-            continue;
-        /* The transform residual of each mode's prediction; of equal costs
-         * the lowest mode's. */
-        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
-                                    x->tx_res) +
-                 head[m] + s->lambda * rtype_cost[1];
-        if (txbest < 0 || jtx[m] < jtx[txbest]) {
-            txbest = m;
-            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
-            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
-        }
-    }
+    for (int m = 0; m < nm; m++)
+        if (tmodes >> m & 1)
+            head[m] = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
+                                   (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
+    const int txbest = tx ? price_tx(s, x, orig, pred, real, a, b, tmodes, head, jtx) : -1;
+    /* Where the transform's best levels are all zero the prediction alone
+     * is good enough: no dictionary search at the speeds that say so. */
     if (s->speed.tx_skip && txbest >= 0) {
         int coded = 0;
         for (int i = 0; i < area && !coded; i++)
