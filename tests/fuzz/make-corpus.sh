@@ -84,7 +84,7 @@ png('grey-sbit5.png', w, h, 8, 0, g5, chunk(b'sBIT', bytes([5])))
 EOF
 
 # .mmp seeds: tiny crops at several lambdas, 8 and 16 bits, maxval 1, both
-# coding orders (raster, the default, and wavefront).
+# coding orders (wavefront, the default, and raster), at the default speed.
 enc() { "$BIN/mmp-enc" -q "$@"; }
 pamcut -left 240 -top 240 -width 16 -height 16 images/camera.pgm > $T/c16.pgm
 enc -l 10 $T/c16.pgm $C/decode/camera-16x16-l10.mmp
@@ -100,8 +100,8 @@ pamcut -left 0 -top 0 -width 33 -height 17 images/brick.pgm > $T/b.pgm
 enc -l 1000 $T/b.pgm $C/decode/brick-33x17-l1000.mmp
 pamcut -left 200 -top 150 -width 48 -height 32 images/camera.pgm > $T/c48.pgm
 enc -l 2 $T/c48.pgm $C/decode/camera-48x32-l2.mmp
-enc -l 2 --order wavefront $T/c48.pgm $C/decode/camera-48x32-l2-wavefront.mmp
-enc -l 75 --order wavefront $T/t.pgm $C/decode/text-37x29-l75-wavefront.mmp
+enc -l 2 --order raster $T/c48.pgm $C/decode/camera-48x32-l2-raster.mmp
+enc -l 75 --order raster $T/t.pgm $C/decode/text-37x29-l75-raster.mmp
 # Colour (format version 3): RGB in both transforms and samplings, RGBA
 # with exact and with MMP alpha, grey with alpha.
 pamcut -left 200 -top 200 -width 24 -height 20 images/colour/face.ppm > $T/f.ppm
@@ -118,7 +118,7 @@ enc -l 300 $T/b130.pgm $C/decode/brick-130x70-l300-region-off.mmp
 pamcut -left 200 -top 200 -width 64 -height 48 images/colour/face.ppm > $T/f64.ppm
 enc -l 30 --chroma 420 $T/f64.ppm $C/decode/face-64x48-420-l30-filters.mmp
 enc -l 30 --filter off $T/c16.pgm $C/decode/camera-16x16-l30-nofilter.mmp
-enc -l 10 --alpha mmp --chroma 420 --order wavefront $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
+enc -l 10 --alpha mmp --chroma 420 $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
 # Chroma from luma (format version 5, docs/format.md 6, mode 10): a crop
 # whose chroma planes choose CfL in a third of their leaves or more.
 pamcut -left 200 -top 200 -width 48 -height 32 images/colour/logo.ppm > $T/l48.ppm
@@ -146,24 +146,24 @@ printf '\000\000\000\000\000\000\000\000\000\000' > $C/roundtrip/one-pixel-lambd
 # three blocks, every dictionary size class, lambda 0 to 1000.
 F=$C/decode_fast
 enc -l 10 -d 64 $T/c16.pgm $F/camera-16x16-l10-d64.mmp
-enc -l 300 -d 256 --order wavefront $T/c16.pgm $F/camera-16x16-l300-d256-wavefront.mmp
+enc -l 300 -d 256 --order raster $T/c16.pgm $F/camera-16x16-l300-d256-raster.mmp
 enc -l 75 -d 128 $T/t.pgm $F/text-37x29-l75-d128.mmp
-enc -l 75 -d 65 --order wavefront $T/t.pgm $F/text-37x29-l75-d65-wavefront.mmp
+enc -l 75 -d 65 --order raster $T/t.pgm $F/text-37x29-l75-d65-raster.mmp
 enc -l 3 -d 64 $T/m.pgm $F/moon-20x12-l3-d64.mmp
 enc -l 10 -d 96 $C/pgm/moon-7x5-16bit-p5.pgm $F/moon-7x5-16bit-l10-d96.mmp
 enc -l 0 -d 64 --redundancy 0 $C/pgm/maxval1-p2.pgm $F/maxval1-4x3-l0-d64.mmp
 enc -l 10 -d 64 $C/pgm/one-pixel-p5.pgm $F/one-pixel-d64.mmp
 enc -l 1000 -d 200 $T/b.pgm $F/brick-33x17-l1000-d200.mmp
-enc -l 4 -d 128 --order wavefront $T/c48.pgm $F/camera-48x32-l4-d128-wavefront.mmp
+enc -l 4 -d 128 --order raster $T/c48.pgm $F/camera-48x32-l4-d128-raster.mmp
 enc -l 30 -d 64 --redundancy 40 $T/c48.pgm $F/camera-48x32-l30-d64-redund40.mmp
 pamcut -left 64 -top 64 -width 64 -height 64 images/camera.pgm > $T/c64.pgm
-enc -l 100 -d 64 --order wavefront $T/c64.pgm $F/camera-64x64-l100-d64-wavefront.mmp
+enc -l 100 -d 64 --order raster $T/c64.pgm $F/camera-64x64-l100-d64-raster.mmp
 pamcut -left 0 -top 100 -width 250 -height 16 images/text.pgm > $T/strip.pgm
 enc -l 50 -d 64 $T/strip.pgm $F/text-250x16-l50-d64.mmp
 pamcut -left 300 -top 300 -width 30 -height 30 images/moon.pgm | pamdepth 4095 > $T/m12.pgm
-enc -l 1 -d 256 --order wavefront $T/m12.pgm $F/moon-30x30-12bit-l1-d256-wavefront.mmp
+enc -l 1 -d 256 --order raster $T/m12.pgm $F/moon-30x30-12bit-l1-d256-raster.mmp
 enc -l 30 -d 64 $T/f.ppm $F/face-24x20-ycocg444-l30-d64.mmp
-enc -l 30 -d 96 --colour ycbcr --chroma 420 --order wavefront $T/f.ppm $F/face-24x20-ycbcr420-l30-d96-wavefront.mmp
+enc -l 30 -d 96 --colour ycbcr --chroma 420 --order raster $T/f.ppm $F/face-24x20-ycbcr420-l30-d96-raster.mmp
 enc -l 10 -d 64 $T/la.pam $F/logo-20x18-rgba-l10-d64.mmp
 enc -l 100 -d 64 --alpha mmp $T/la.pam $F/logo-20x18-rgba-mmpalpha-l100-d64.mmp
 pamchannel -tupletype GRAYSCALE_ALPHA -infile $T/la.pam 1 3 > $T/ga.pam
@@ -177,7 +177,7 @@ enc --lossless -d 64 $T/c48.pgm $F/camera-48x32-lossless-d64.mmp
 enc --max-error 7 --residual mmp -l 100 -d 64 $T/f.ppm $F/face-24x20-near7-after-mmp-d64.mmp
 enc --max-error 1 -d 64 $T/m12.pgm $F/moon-30x30-12bit-near1-d64.mmp
 enc -l 30 -d 64 --dct off $T/c48.pgm $F/camera-48x32-l30-d64-no-dct.mmp
-enc -l 3 -d 64 --order wavefront --chroma 420 $T/f64b.ppm $F/face-64x48-420-l3-d64-dct-wavefront.mmp
+enc -l 3 -d 64 --order raster --chroma 420 $T/f64b.ppm $F/face-64x48-420-l3-d64-dct-raster.mmp
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32) + 32 *
