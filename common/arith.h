@@ -14,7 +14,9 @@ static inline int64_t mmp_floor_div(int64_t a, int64_t d)
 }
 
 /* floor(a / 2^s) for 0 <= s < 63, whatever the sign of a, without a
- * division: for a < 0, ~a = -a - 1 >= 0 and floor(a / 2^s) = ~(~a >> s). */
+ * division (the resampling, the colour transforms and the inverse transform
+ * divide by powers of two in their inner loops): for a < 0, ~a = -a - 1 >= 0
+ * and floor(a / 2^s) = ~(~a >> s). */
 static inline int64_t mmp_floor_shift(int64_t a, int s)
 {
     return a >= 0 ? a >> s : ~(~a >> s);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arith.h"
 #include "common/error.h"
 
 /* Scales of fewer samples have no signature (see signature()). */
@@ -40,16 +41,6 @@ void mmp_dict_free(mmp_dict *d)
     memset(d, 0, sizeof(*d));
 }
 
-/* floor(a / 2^s) for |a| < 2^40 and s <= 6: every divisor of the resampling
- * is a power of two, and a shift costs far less than a 64-bit division (the
- * decoder rescales every new pattern to every scale). The bias, a multiple
- * of 2^s, keeps the shifted value non-negative. The operands below are at
- * most 32 times an int32_t sample, below 2^37. */
-#define FLOOR_BIAS ((int64_t)1 << 40)
-static int64_t floor_shift(int64_t a, int s)
-{
-    return ((a + FLOOR_BIAS) >> s) - (FLOOR_BIAS >> s);
-}
 
 static int log2_of(int v)
 {
@@ -125,11 +116,11 @@ static void resample_rows(const int32_t *src, int sh, int sw, int32_t *dst, int 
                 int64_t sum = 0;
                 for (int i = 0; i < t->k; i++)
                     sum += in[j * t->k + i];
-                out[j] = (int32_t)floor_shift(2 * sum + t->round, t->shift);
+                out[j] = (int32_t)mmp_floor_shift(2 * sum + t->round, t->shift);
             }
         } else {
             for (int j = 0; j < dw; j++)
-                out[j] = (int32_t)floor_shift(in[t->i0[j]] * t->w0[j] + in[t->i1[j]] * t->w1[j] +
+                out[j] = (int32_t)mmp_floor_shift(in[t->i0[j]] * t->w0[j] + in[t->i1[j]] * t->w1[j] +
                                                   t->round,
                                               t->shift);
         }
@@ -149,13 +140,13 @@ static void resample_cols(const int32_t *src, int w, int32_t *dst, int dh, const
                 int64_t sum = 0;
                 for (int i = 0; i < t->k; i++)
                     sum += in[i * w + x];
-                out[x] = (int32_t)floor_shift(2 * sum + t->round, t->shift);
+                out[x] = (int32_t)mmp_floor_shift(2 * sum + t->round, t->shift);
             }
         } else {
             const int32_t *r0 = src + t->i0[j] * w, *r1 = src + t->i1[j] * w;
             const int64_t w0 = t->w0[j], w1 = t->w1[j];
             for (int x = 0; x < w; x++)
-                out[x] = (int32_t)floor_shift(r0[x] * w0 + r1[x] * w1 + t->round, t->shift);
+                out[x] = (int32_t)mmp_floor_shift(r0[x] * w0 + r1[x] * w1 + t->round, t->shift);
         }
     }
 }

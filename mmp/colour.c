@@ -28,11 +28,6 @@ void mmp_layout_of(const mmp_header *h, mmp_layout *l)
     }
 }
 
-/* floor(v / 2^k) without relying on how >> treats negative numbers. */
-static inline int64_t floor_shift(int64_t v, int k)
-{
-    return mmp_floor_div(v, (int64_t)1 << k);
-}
 
 /* The mean of cnt samples summing to sum, halves rounded up: the encoder's
  * 4:2:0 chroma and the chroma planes' luma reference (section 7.1). */
@@ -63,8 +58,8 @@ static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, in
         *u = g;
         *v = b;
     } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
-        const int co = r - b, t = b + (int)floor_shift(co, 1), cg = g - t;
-        *y = t + (int)floor_shift(cg, 1);
+        const int co = r - b, t = b + (int)mmp_floor_shift(co, 1), cg = g - t;
+        *y = t + (int)mmp_floor_shift(cg, 1);
         *u = co + m;
         *v = cg + m;
     } else {
@@ -84,15 +79,15 @@ static void inverse(const mmp_layout *l, int y, int u, int v, uint16_t *rgb)
         rgb[2] = (uint16_t)v;
     } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
         const int co = u - m, cg = v - m;
-        const int t = y - (int)floor_shift(cg, 1), g = cg + t, b = t - (int)floor_shift(co, 1);
+        const int t = y - (int)mmp_floor_shift(cg, 1), g = cg + t, b = t - (int)mmp_floor_shift(co, 1);
         rgb[0] = (uint16_t)clip(b + co, m);
         rgb[1] = (uint16_t)clip(g, m);
         rgb[2] = (uint16_t)clip(b, m);
     } else {
         const int64_t du = u - (m + 1) / 2, dv = v - (m + 1) / 2;
-        rgb[0] = (uint16_t)clip(y + floor_shift(RV * dv + HALF16, 16), m);
-        rgb[1] = (uint16_t)clip(y + floor_shift(GU * du + GV * dv + HALF16, 16), m);
-        rgb[2] = (uint16_t)clip(y + floor_shift(BU * du + HALF16, 16), m);
+        rgb[0] = (uint16_t)clip(y + mmp_floor_shift(RV * dv + HALF16, 16), m);
+        rgb[1] = (uint16_t)clip(y + mmp_floor_shift(GU * du + GV * dv + HALF16, 16), m);
+        rgb[2] = (uint16_t)clip(y + mmp_floor_shift(BU * du + HALF16, 16), m);
     }
 }
 

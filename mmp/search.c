@@ -383,7 +383,7 @@ static int64_t residual_satd(const int32_t *orig, const int32_t *pred, const uin
 /*
  * The direction of a leaf's angular mode: the best by SATD of the residual
  * over the real pixels plus sqrt(lambda) times the direction's bits, as
- * pick_modes ranks modes (ties go to the lower direction). Only this one
+ * rank_modes ranks modes (ties go to the lower direction). Only this one
  * goes on to the engine and the transform.
  */
 static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *angles,
@@ -403,32 +403,38 @@ static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *a
 }
 
 /*
- * The modes of a leaf worth giving to the engine (bit m: mode m): all the
- * plane's (mmp_plane_modes), or the speed's number of the best by SATD of the residual over the
- * real pixels (real NULL: all) plus sqrt(lambda) times the mode's bits, as
- * video encoders rank intra modes; ties go to the lower mode.
+ * The plane's modes ranked for a leaf, best first, into order (returns how
+ * many): by SATD of the residual over the real pixels (real NULL: all) plus
+ * sqrt(lambda) times the mode's bits, as video encoders rank intra modes;
+ * ties go to the lower mode. The speed gives the first few to the engine
+ * and the first few (as many or more) to the transform.
  */
-static unsigned pick_modes(const mmp_search *s, const int32_t *orig, const int32_t *pred,
-                           const uint8_t *real, int h, int w, int ps, uint32_t angle_bits, int keep)
+static int rank_modes(const mmp_search *s, const int32_t *orig, const int32_t *pred,
+                      const uint8_t *real, int h, int w, int ps, uint32_t angle_bits, int *order)
 {
-    const int area = h * w; /* keep: 1 .. MMP_NUM_MODES */
-    const int nm = mmp_plane_modes(&s->c->plane);
-    if (keep >= nm)
-        return (1u << nm) - 1;
+    const int area = h * w, nm = mmp_plane_modes(&s->c->plane);
     int64_t cost[MMP_NUM_MODES];
     for (int m = 0; m < nm; m++) {
         cost[m] = (residual_satd(orig, pred + (long)m * area, real, h, w) << 16) +
                   s->sqrt_lambda_q8 * (s->mode_cost[ps][m] +
                                        (m == MMP_PRED_ANG ? angle_bits : 0));
+        /* insertion: after every mode of lower or equal cost */
+        int k = m;
+        while (k > 0 && cost[order[k - 1]] > cost[m]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = m;
     }
+    return nm;
+}
+
+/* The first `keep` modes of a ranking, as a mask (bit m: mode m). */
+static unsigned first_modes(const int *order, int n, int keep)
+{
     unsigned mask = 0;
-    for (int k = 0; k < keep; k++) {
-        int best = -1;
-        for (int m = 0; m < nm; m++)
-            if (!(mask >> m & 1) && (best < 0 || cost[m] < cost[best]))
-                best = m;
-        mask |= 1u << best;
-    }
+    for (int k = 0; k < keep && k < n; k++)
+        mask |= 1u << order[k];
     return mask;
 }
 
@@ -500,13 +506,15 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
     const int tx = c->tx_qi > 0, nm = mmp_plane_modes(&v->plane);
-    /* The modes for the engine, and those priced with the transform (the
-     * first by the same ranking, so a superset). */
-    unsigned modes = pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], s->speed.modes);
-    const unsigned tmodes =
-        tx && s->speed.tx_modes > s->speed.modes
-            ? pick_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], s->speed.tx_modes)
-            : modes;
+    /* The modes for the engine, and those priced with the transform: the
+     * first of one ranking (none needed when the engine gets them all). */
+    unsigned modes = (1u << nm) - 1, tmodes = modes;
+    if (s->speed.modes < nm) {
+        int order[MMP_NUM_MODES];
+        const int n = rank_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], order);
+        modes = first_modes(order, n, s->speed.modes);
+        tmodes = tx ? first_modes(order, n, s->speed.tx_modes) | modes : modes;
+    }
     const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
     int64_t head[MMP_NUM_MODES], jtx[MMP_NUM_MODES];
     for (int m = 0; m < nm; m++)

@@ -181,7 +181,7 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
      * q + (64 rem >= (64 - o) den), floor(|F| / den + o / 64), without a
      * division per offset. */
     int64_t quo[MMP_B * MMP_B], rem[MMP_B * MMP_B];
-    for (int i = 0; i < area; i++) {
+    for (int i = 0; i < area && !t->rdoq_only; i++) {
         const int64_t m = f[i] < 0 ? -f[i] : f[i];
         quo[i] = m / den;
         rem[i] = m - quo[i] * den;
