@@ -181,22 +181,25 @@ static void rescale_with(const mmp_dict *d, const int32_t *src, int a, int b, in
 static int64_t signature(const int32_t *p, int s, int32_t *sig);
 static void set_known1(mmp_dict *d, int32_t v);
 
+static void append(mmp_dict *d, int s, const int32_t *pat, int32_t psum, const int32_t *psig,
+                   int64_t pmaxabs, int pos);
+static int sorted_lower_bound(const mmp_dict *d, int s, int32_t v);
+
 /*
  * The initial contents (docs/format.md 5.1): the constant patterns 0, +step,
  * -step, +2 step, -2 step, ... (the zero block has index 0) offered to every
- * scale in that order, each inserted unless redundant, as mmp_dict_insert
- * would. They are written directly: for constant patterns of values v and w
- * at a scale of n samples the redundancy test, 16 * n * (v - w)^2 <=
- * redund_q4 * n, does not depend on the scale, so the values kept are found
- * once, and each scale gets them with their sums (in ascending order, which
- * is that of the values), signatures and largest |sample|, as the insertions
- * would leave them. tests/test_dict.c compares the two.
+ * scale in that order, each appended unless redundant, as mmp_dict_insert
+ * does. Between constant patterns of values v and w at a scale of n samples
+ * the redundancy test, 16 * n * (v - w)^2 <= redund_q4 * n, does not depend
+ * on the scale, so the values kept are found once, on the values alone,
+ * and appended to every scale without the test. tests/test_dict.c compares
+ * the result with the insertions'.
  */
 #define INIT_MAX 63 /* mmp_dict_initial_count's largest */
 static void init_constants(mmp_dict *d, int maxval)
 {
     const int n0 = mmp_dict_initial_count(maxval), step = initial_step(maxval);
-    int32_t val[INIT_MAX], by_val[INIT_MAX], maxabs = 0;
+    int32_t val[INIT_MAX];
     int m = 0;
     for (int k = 0; k < n0; k++) {
         const int32_t v = (int32_t)((k + 1) / 2) * step * ((k & 1) ? 1 : -1);
@@ -206,49 +209,29 @@ static void init_constants(mmp_dict *d, int maxval)
             red = 16 * diff * diff <= (int64_t)d->redund_q4;
         }
         set_known1(d, v); /* every value offered at the 1 x 1 scale */
-        if (red)
-            continue;
-        /* by_val: the ids in ascending order of value, by insertion */
-        int pos = m;
-        while (pos > 0 && val[by_val[pos - 1]] > v) {
-            by_val[pos] = by_val[pos - 1];
-            pos--;
-        }
-        by_val[pos] = m;
-        val[m++] = v;
-        if ((v < 0 ? -v : v) > maxabs)
-            maxabs = v < 0 ? -v : v;
+        if (!red)
+            val[m++] = v;
     }
-    int32_t pat[MMP_B * MMP_B];
-    for (int k = 0; k < m; k++) { /* element k at every scale: a prefix of pat */
-        for (int i = 0; i < MMP_B * MMP_B; i++)
-            pat[i] = val[k];
-        for (int s = 0; s < MMP_NSCALES; s++)
-            memcpy(d->data[s] + (long)k * mmp_scale_area(s), pat,
-                   sizeof(int32_t) * mmp_scale_area(s));
-    }
+    int32_t pat[MMP_B * MMP_B], ones[MMP_B * MMP_B], unit[MMP_DICT_SIG] = {0};
     for (int i = 0; i < MMP_B * MMP_B; i++)
-        pat[i] = 1;
+        ones[i] = 1;
     for (int s = 0; s < MMP_NSCALES; s++) {
-        const int area = mmp_scale_area(s);
-        int32_t unit[MMP_DICT_SIG];
+        const int area = mmp_scale_area(s), sig = area >= SIG_MIN_AREA;
         /* A constant pattern's signature is v times that of the pattern of
-         * ones: no sum of it passes SIG_DIFF_MAX (|v| < 2^16 and a
-         * quadrant has at most 64 samples), so none is set to 0. */
-        if (area >= SIG_MIN_AREA) {
-            signature(pat, s, unit);
-            for (int k = 0; k < m; k++)
-                for (int i = 0; i < MMP_DICT_SIG; i++)
-                    d->sig[s][(long)k * MMP_DICT_SIG + i] = val[k] * unit[i];
+         * ones (no sum of it reaches SIG_DIFF_MAX: |v| < 2^16 and a quadrant
+         * holds at most 64 samples), its largest |sample| |v|. */
+        if (sig)
+            signature(ones, s, unit);
+        for (int k = 0; k < m; k++) {
+            const int32_t v = val[k], psum = v * area;
+            int32_t psig[MMP_DICT_SIG] = {0};
+            for (int i = 0; i < area; i++)
+                pat[i] = v;
+            for (int i = 0; i < MMP_DICT_SIG && sig; i++)
+                psig[i] = v * unit[i];
+            append(d, s, pat, psum, psig, sig ? (v < 0 ? -v : v) : 0,
+                   sorted_lower_bound(d, s, psum));
         }
-        for (int i = 0; i < m; i++) {
-            d->sorted_sum[s][i] = val[by_val[i]] * area;
-            d->sorted_id[s][i] = by_val[i];
-        }
-        for (int i = 0; i * MMP_DICT_DIR < m; i++)
-            d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
-        d->maxabs[s] = area >= SIG_MIN_AREA ? maxabs : 0;
-        d->n[s] = m;
     }
 }
 
@@ -483,6 +466,29 @@ static void set_known1(mmp_dict *d, int32_t v)
     d->known1[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+/* Pattern pat (sum psum, signature psig, largest |sample| pmaxabs) as the
+ * next element of scale s, its sum at sorted position pos or after the
+ * equal sums there. */
+static void append(mmp_dict *d, int s, const int32_t *pat, int32_t psum, const int32_t *psig,
+                   int64_t pmaxabs, int pos)
+{
+    const int n = d->n[s], area = mmp_scale_area(s);
+    memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
+    if (area >= SIG_MIN_AREA)
+        memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof(int32_t) * MMP_DICT_SIG);
+    if (pmaxabs > d->maxabs[s])
+        d->maxabs[s] = pmaxabs > INT32_MAX ? INT32_MAX : (int32_t)pmaxabs;
+    while (pos < n && d->sorted_sum[s][pos] == psum) /* after equal sums */
+        pos++;
+    memmove(d->sorted_sum[s] + pos + 1, d->sorted_sum[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
+    memmove(d->sorted_id[s] + pos + 1, d->sorted_id[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
+    d->sorted_sum[s][pos] = psum;
+    d->sorted_id[s][pos] = n;
+    d->n[s] = n + 1;
+    for (int i = pos / MMP_DICT_DIR; i * MMP_DICT_DIR <= n; i++)
+        d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
+}
+
 int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
 {
     int n = d->n[s], area = mmp_scale_area(s);
@@ -499,20 +505,7 @@ int mmp_dict_insert(mmp_dict *d, int s, const int32_t *pat)
         set_known1(d, pat[0]);
     if (red)
         return 0;
-    memcpy(d->data[s] + (long)n * area, pat, (size_t)area * sizeof(int32_t));
-    if (area >= SIG_MIN_AREA)
-        memcpy(d->sig[s] + (long)n * MMP_DICT_SIG, psig, sizeof psig);
-    if (pmaxabs > d->maxabs[s])
-        d->maxabs[s] = pmaxabs > INT32_MAX ? INT32_MAX : (int32_t)pmaxabs;
-    while (pos < n && d->sorted_sum[s][pos] == psum) /* after equal sums */
-        pos++;
-    memmove(d->sorted_sum[s] + pos + 1, d->sorted_sum[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
-    memmove(d->sorted_id[s] + pos + 1, d->sorted_id[s] + pos, (size_t)(n - pos) * sizeof(int32_t));
-    d->sorted_sum[s][pos] = psum;
-    d->sorted_id[s][pos] = n;
-    d->n[s] = n + 1;
-    for (int i = pos / MMP_DICT_DIR; i * MMP_DICT_DIR <= n; i++)
-        d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
+    append(d, s, pat, psum, psig, pmaxabs, pos);
     return 1;
 }
 
