@@ -268,3 +268,23 @@ void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int3
         sum += node[p];
     best_sorted(sd, mmp_scale(a, b), a + b, node, sum, half, out);
 }
+
+void mmp_match_leaf(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+                    const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                    mmp_match *out)
+{
+    const int h = 1 << lh, w = 1 << lw, area = h * w;
+    const int count = mmp_match_count(lh, lw);
+    for (int m = 0; m < nmodes; m++) {
+        const int32_t *pm = pred + (long)m * area;
+        mmp_match *om = out + (long)m * count;
+        for (int a = 0; a <= lh; a++)
+            for (int b = 0; b <= lw; b++) {
+                mmp_match *os = om + mmp_match_offset(lh, lw, a, b);
+                for (int i = 0; i < (h >> a); i++)
+                    for (int j = 0; j < (w >> b); j++)
+                        mmp_match_node(sd, t, orig, pm, real, lw, a, b, i << a, j << b,
+                                       os + i * (w >> b) + j);
+            }
+    }
+}

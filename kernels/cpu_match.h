@@ -77,4 +77,10 @@ void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int3
                     const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
                     mmp_match *out);
 
+/* Every node of every mode of a 2^lh x 2^lw leaf: the engine op match()
+ * (kernels/engine.h) on the CPU, one node after another. */
+void mmp_match_leaf(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+                    const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                    mmp_match *out);
+
 #endif

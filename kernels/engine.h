@@ -63,6 +63,11 @@ typedef struct mmp_engine_device {
     unsigned long long memory_mib;
 } mmp_engine_device;
 
+/* A call that submit() started, for its wait(): the engine's record of it. */
+typedef struct mmp_engine_ticket {
+    void *call;
+} mmp_engine_ticket;
+
 typedef struct mmp_engine_ops {
     const char *name;
     /* Returns 0 or a negative MMP_E* code with a one-line reason in errbuf;
@@ -95,6 +100,17 @@ typedef struct mmp_engine_ops {
     int (*match)(void *state, const mmp_search_tables *t, const int32_t *orig,
                  const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                  mmp_match *out);
+    /* Optional, for engines whose calls mostly wait for a device: match()
+     * in two halves, so that the caller works while the device does.
+     * submit() takes match()'s arguments, which must stay valid and
+     * untouched until wait(), and returns at once: 0, after which exactly
+     * one wait() of *tk follows on the same thread before it submits or
+     * matches again, or match()'s error code (then no wait()). wait()
+     * returns match()'s code once out holds the results. */
+    int (*submit)(void *state, const mmp_search_tables *t, const int32_t *orig,
+                  const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                  mmp_match *out, mmp_engine_ticket *tk);
+    int (*wait)(void *state, mmp_engine_ticket *tk);
     /* How many threads may call match() at the same time (NULL: one). When
      * more than one, the search runs independent options of the prediction
      * tree as OpenMP tasks on that many threads, and match() is called from

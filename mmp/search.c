@@ -472,6 +472,27 @@ static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const 
     return best;
 }
 
+/* price_tx's arguments and result, for running it while the engine
+ * matches (mmp_memo_matches' work). */
+typedef struct tx_job {
+    const mmp_search *s;
+    scratch *x;
+    const int32_t *orig, *pred;
+    const uint8_t *real;
+    int a, b;
+    unsigned tmodes;
+    const int64_t *head;
+    int64_t *jtx;
+    int best;
+} tx_job;
+
+static void tx_job_run(void *arg)
+{
+    tx_job *j = arg;
+    j->best = price_tx(j->s, j->x, j->orig, j->pred, j->real, j->a, j->b, j->tmodes, j->head,
+                       j->jtx);
+}
+
 /*
  * Best prediction leaf over the modes for node (y0, x0, 2^a x 2^b) of view v:
  * its cost, its tokens, and its reconstruction written to v.
@@ -521,10 +542,16 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
         if (tmodes >> m & 1)
             head[m] = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
                                    (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
-    const int txbest = tx ? price_tx(s, x, orig, pred, real, a, b, tmodes, head, jtx) : -1;
+    tx_job job = {.s = s, .x = x, .orig = orig, .pred = pred, .real = real, .a = a, .b = b,
+                  .tmodes = tmodes, .head = head, .jtx = jtx, .best = -1};
+    /* The transform is priced first where its result decides the engine's
+     * work (tx_skip), else while the engine matches. */
+    const int tx_first = tx && (s->speed.tx_skip || !modes);
+    if (tx_first)
+        tx_job_run(&job);
     /* Where the transform's best levels are all zero the prediction alone
      * is good enough: no dictionary search at the speeds that say so. */
-    if (s->speed.tx_skip && txbest >= 0) {
+    if (s->speed.tx_skip && job.best >= 0) {
         int coded = 0;
         for (int i = 0; i < area && !coded; i++)
             coded = x->best_level[i] != 0;
@@ -533,7 +560,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     }
     if (modes) {
         const int err = mmp_memo_matches(v->memo, &me, y0, x0, a, b, modes, orig, pred, real,
-                                         &x->memo, x->matches, &hits);
+                                         &x->memo, x->matches, &hits,
+                                         tx && !tx_first ? tx_job_run : NULL, &job);
         if (err) {
             set_error(s, err);
             mmp_pool_put(&s->pool, x);
@@ -550,7 +578,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     int best_mode = 0, best_tx = 0;
     /* Every option in mode order, the tree before the transform: of equal
      * costs the first. A transform that wins is the first of least cost,
-     * txbest, whose levels are kept. */
+     * job.best, whose levels are kept. */
     for (int m = 0; m < nm; m++) {
         if ((modes >> m & 1)) {
             const int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head[m] +

@@ -138,7 +138,7 @@ static void wait_change(mmp_memo *m, const mmp_memo_engine *e, int nd)
 int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
                      unsigned modes, const int32_t *orig, const int32_t *pred,
                      const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
-                     uint64_t *hits)
+                     uint64_t *hits, void (*work)(void *), void *work_arg)
 {
     const int count = mmp_match_count(a, b), area = 1 << (a + b);
     const int nd = m->leaf_base[mmp_pscale(a, b)] + ((y0 % MMP_B) >> a) * (MMP_B >> b) +
@@ -187,7 +187,20 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
     }
     pthread_mutex_unlock(lock);
     if (nmiss) {
-        const int err = e->eng->match(e->es, e->tab, orig, x->pred, nmiss, real, a, b, x->res);
+        int err;
+        if (work && e->eng->submit) {
+            mmp_engine_ticket tk;
+            err = e->eng->submit(e->es, e->tab, orig, x->pred, nmiss, real, a, b, x->res, &tk);
+            work(work_arg);
+            work = NULL;
+            if (!err)
+                err = e->eng->wait(e->es, &tk);
+        } else {
+            if (work)
+                work(work_arg);
+            work = NULL;
+            err = e->eng->match(e->es, e->tab, orig, x->pred, nmiss, real, a, b, x->res);
+        }
         pthread_mutex_lock(lock);
         for (int k = 0; k < nmiss; k++) {
             entry *ce = claim[k];
@@ -205,6 +218,8 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         if (err)
             return err;
     }
+    if (work)
+        work(work_arg);
     /* Matches others were computing: wait for them; one that failed or was
      * replaced meanwhile is computed here. */
     for (int k = 0; k < nwait; k++) {

@@ -49,11 +49,14 @@ typedef struct mmp_memo_scratch {
  * in the memo are copied; the others go to the engine in one call and are
  * kept; modes that another thread is computing are waited for (helping the
  * engine meanwhile when it can be helped). *hits counts the modes that came
- * from the memo. Returns 0 or the engine's error.
+ * from the memo. work (unless NULL) runs once, on this thread, with
+ * work_arg: while the engine computes, with an engine that can be called
+ * in two halves (submit, wait), else before. Returns 0 or the engine's
+ * error.
  */
 int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
                      unsigned modes, const int32_t *orig, const int32_t *pred,
                      const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
-                     uint64_t *hits);
+                     uint64_t *hits, void (*work)(void *), void *work_arg);
 
 #endif

@@ -57,6 +57,17 @@ static void pair_create(engine_set *es)
     engine_add_or_fail(es, "opencl", 1);
 }
 
+/* seq and opencl with a work shape of tune's (kernels/opencl/engine.c,
+ * tune()) on 3 host threads. */
+static void pair_create_tuned(engine_set *es, const char *tune)
+{
+    es->n = 0;
+    engine_add_or_fail(es, "seq", 1);
+    char err[256];
+    if (engine_add_tuned(es, mmp_engine_find("opencl"), 3, tune, err, sizeof err))
+        fail_msg("opencl with %s: %s", tune, err);
+}
+
 /* Runs cf through seq and opencl; given: engines to reuse, or NULL. */
 static void opencl_config(const match_config *cf, uint64_t seed, engine_set *given)
 {
@@ -74,6 +85,16 @@ static void test_match_8bit(void **state)
     NEED_DEVICE();
     opencl_config(&(match_config){"8-bit", 255, 512, 16, 8, 25}, 11, NULL);
     opencl_config(&(match_config){"8-bit exact", 255, 200, 0, 6, 25}, 12, NULL);
+    /* The chunks of dictionary per work-group and the group sizes of GPUs
+     * and of CPU devices (the defaults differ by device type), whichever
+     * device this is: the same results. */
+    static const char *const shapes[] = {"kt=64", "kt=128,wg=128,vec=1", "kt=1024,wg=8,vec=16"};
+    for (int i = 0; i < 3; i++) {
+        engine_set p;
+        pair_create_tuned(&p, shapes[i]);
+        opencl_config(&(match_config){shapes[i], 255, 300, 16, 4, 20}, 30 + i, &p);
+        engine_set_free(&p);
+    }
 }
 
 static void test_match_16bit(void **state)

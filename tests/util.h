@@ -527,13 +527,14 @@ typedef struct engine_set {
 
 /* Creates ops with cfg.threads = threads and adds it to es. Returns 0, or
  * create()'s code with its reason in errbuf (es unchanged). */
-static inline int engine_add(engine_set *es, const mmp_engine_ops *ops, int threads,
-                             char *errbuf, size_t errlen)
+/* engine_add with the engine config's tune string (NULL: the defaults). */
+static inline int engine_add_tuned(engine_set *es, const mmp_engine_ops *ops, int threads,
+                                   const char *tune, char *errbuf, size_t errlen)
 {
     assert_true(es->n < ENGINE_SET_MAX);
     engine_inst *in = &es->e[es->n];
     memset(in, 0, sizeof *in);
-    mmp_engine_config cfg = {.threads = threads, .verbose = 0};
+    mmp_engine_config cfg = {.threads = threads, .verbose = 0, .tune = tune};
     if (errlen)
         errbuf[0] = 0;
     int rc = ops->create(&in->state, &cfg, errbuf, errlen);
@@ -545,11 +546,18 @@ static inline int engine_add(engine_set *es, const mmp_engine_ops *ops, int thre
     in->conc = ops->concurrency ? ops->concurrency(in->state) : 1;
     assert_true(in->conc >= 1);
     if (ops->concurrency)
-        snprintf(in->label, sizeof in->label, "%s -t %d", ops->name, threads);
+        snprintf(in->label, sizeof in->label, "%s -t %d%s%s", ops->name, threads,
+                 tune ? " " : "", tune ? tune : "");
     else
         snprintf(in->label, sizeof in->label, "%s", ops->name);
     es->n++;
     return 0;
+}
+
+static inline int engine_add(engine_set *es, const mmp_engine_ops *ops, int threads,
+                             char *errbuf, size_t errlen)
+{
+    return engine_add_tuned(es, ops, threads, NULL, errbuf, errlen);
 }
 
 /* engine_add that fails the test when create() fails. */
@@ -571,9 +579,25 @@ static inline void engine_set_free(engine_set *es)
     es->n = 0;
 }
 
+/* Leaf k through match(), or, for an engine that has them and odd k,
+ * through submit() and wait() (the search's way when it has work to do
+ * meanwhile). */
+static inline int engine_call(engine_inst *in, const mmp_search_tables *t, const leaf *l, int k,
+                              mmp_match *out)
+{
+    if (in->ops->submit && k % 2) {
+        mmp_engine_ticket tk;
+        const int rc = in->ops->submit(in->state, t, l->orig, l->pred, l->nmodes, l->real, l->lh,
+                                       l->lw, out, &tk);
+        return rc ? rc : in->ops->wait(in->state, &tk);
+    }
+    return in->ops->match(in->state, t, l->orig, l->pred, l->nmodes, l->real, l->lh, l->lw, out);
+}
+
 /*
  * Runs match() of in on the n leaves lv into out[k] (MATCH_MAXOUT results
- * each), rc[k] its return code. An engine that takes several calls at once
+ * each), rc[k] its return code (engine_call: half of them through submit()
+ * and wait() where the engine has them). An engine that takes several calls at once
  * (conc > 1) gets them the way the search makes them: from inside an OpenMP
  * parallel region of conc threads, as tasks, all in flight together (its
  * match() may then split a call into tasks of its own, or batch calls).
@@ -590,15 +614,13 @@ static inline double engine_run(engine_inst *in, const mmp_search_tables *t, con
 #pragma omp single
         for (int k = 0; k < n; k++) {
 #pragma omp task firstprivate(k)
-            rc[k] = in->ops->match(in->state, t, lv[k].orig, lv[k].pred, lv[k].nmodes,
-                                   lv[k].real, lv[k].lh, lv[k].lw, out + MATCH_MAXOUT * k);
+            rc[k] = engine_call(in, t, &lv[k], k, out + MATCH_MAXOUT * k);
         }
     } else
 #endif
     {
         for (int k = 0; k < n; k++)
-            rc[k] = in->ops->match(in->state, t, lv[k].orig, lv[k].pred, lv[k].nmodes,
-                                   lv[k].real, lv[k].lh, lv[k].lw, out + MATCH_MAXOUT * k);
+            rc[k] = engine_call(in, t, &lv[k], k, out + MATCH_MAXOUT * k);
     }
     const double dt = now_seconds() - t0;
     in->seconds += dt;

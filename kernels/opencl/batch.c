@@ -16,7 +16,9 @@
  *
  * Each batch has its own queue, kernels and buffers, and pinned host memory
  * for its transfers; the threads in match() share the work of launching and
- * finishing batches (ocl_match says how), under the engine's lock.
+ * finishing batches (serve says how), under the engine's lock. A call may
+ * also come in two halves (the ops submit and wait), so that the search
+ * prices the transform while the device matches.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -258,51 +260,44 @@ static void wake_all(ocl *ce)
     pthread_cond_broadcast(&ce->cv);
 }
 
-/*
- * A call joins the queue of requests and waits until a batch has computed
- * it. The threads in match() share two jobs, taken by whoever is free:
- * launching a batch of every request waiting whenever a batch is free, and
- * waiting for the oldest launched batch, then handing out its results. The
- * thread that hands out a batch's results launches the next batch before
- * it returns, so the device gets it without waiting for a thread to wake
- * up. A waiting thread spins for a few microseconds before it sleeps.
- */
-int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
-              int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out)
+/* Launches a batch of every request waiting, up to one per host thread,
+ * if a batch is free (lock held: released around the launch itself).
+ * Returns 1 if it launched one. */
+static int launch_waiting(ocl *ce)
 {
-    ocl *ce = state;
-    (void)t;
-    if (ce->failed)
-        return MMP_EENGINE;
-    if (nmodes < 1 || nmodes > MAXM || lh < 0 || lh > MMP_LOG2B || lw < 0 || lw > MMP_LOG2B ||
-        !ce->cap)
-        return MMP_EINVAL;
-    request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
-                  .out = out};
+    if (!ce->head || !ce->nfree)
+        return 0;
+    batch *b = &ce->batches[ce->free_list[--ce->nfree]];
+    b->nreq = 0;
+    while (ce->head && b->nreq < ce->threads) {
+        b->req[b->nreq++] = ce->head;
+        ce->head = ce->head->next;
+    }
+    if (!ce->head)
+        ce->tail = NULL;
+    pthread_mutex_unlock(&ce->lock);
+    b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
     pthread_mutex_lock(&ce->lock);
-    if (ce->tail)
-        ce->tail->next = &rq;
-    else
-        ce->head = &rq;
-    ce->tail = &rq;
+    ce->running[ce->nrunning++] = b;
+    wake_all(ce);
+    return 1;
+}
+
+/*
+ * Until rq is done (lock held): the threads waiting for their requests
+ * share two jobs, taken by whoever is free: launching a batch of every
+ * request waiting whenever a batch is free, and waiting for the oldest
+ * launched batch, then handing out its results. The thread that hands out
+ * a batch's results launches the next batch before it returns, so the
+ * device gets it without waiting for a thread to wake up. A waiting thread
+ * spins for a few microseconds before it sleeps.
+ */
+static void serve(ocl *ce, const request *rq)
+{
     for (;;) {
-        if (ce->head && ce->nfree) {
-            batch *b = &ce->batches[ce->free_list[--ce->nfree]];
-            b->nreq = 0;
-            while (ce->head && b->nreq < ce->threads) {
-                b->req[b->nreq++] = ce->head;
-                ce->head = ce->head->next;
-            }
-            if (!ce->head)
-                ce->tail = NULL;
-            pthread_mutex_unlock(&ce->lock);
-            b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
-            pthread_mutex_lock(&ce->lock);
-            ce->running[ce->nrunning++] = b;
-            wake_all(ce);
+        if (launch_waiting(ce))
             continue;
-        }
-        if (rq.done)
+        if (rq->done)
             break;
         if (ce->nrunning && !ce->completing) {
             batch *b = ce->running[0];
@@ -334,6 +329,89 @@ int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, cons
         if (atomic_load_explicit(&ce->epoch, memory_order_relaxed) == ep)
             pthread_cond_wait(&ce->cv, &ce->lock);
     }
+}
+
+/* Puts rq at the end of the queue and launches a batch if one is free. */
+static int enqueue(ocl *ce, request *rq)
+{
+    if (ce->failed)
+        return MMP_EENGINE;
+    if (rq->nmodes < 1 || rq->nmodes > MAXM || rq->lh < 0 || rq->lh > MMP_LOG2B || rq->lw < 0 ||
+        rq->lw > MMP_LOG2B || !ce->cap)
+        return MMP_EINVAL;
+    pthread_mutex_lock(&ce->lock);
+    if (ce->tail)
+        ce->tail->next = rq;
+    else
+        ce->head = rq;
+    ce->tail = rq;
+    launch_waiting(ce);
+    pthread_mutex_unlock(&ce->lock);
+    return 0;
+}
+
+/*
+ * The op submit: the call joins the queue of requests, and goes to the
+ * device at once if a batch is free (else with the next batch that a
+ * waiting thread launches); wait() serves the batches until it is done.
+ * Its request comes from the engine's spares (new ones are allocated: as
+ * many as calls were ever in flight at once).
+ */
+int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out,
+               mmp_engine_ticket *tk)
+{
+    ocl *ce = state;
+    (void)t;
+    pthread_mutex_lock(&ce->lock);
+    request *rq = ce->spare;
+    if (rq)
+        ce->spare = rq->next;
+    pthread_mutex_unlock(&ce->lock);
+    if (!rq && !(rq = malloc(sizeof *rq)))
+        return MMP_ENOMEM;
+    *rq = (request){.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh,
+                    .lw = lw, .out = out};
+    const int err = enqueue(ce, rq);
+    if (err) {
+        pthread_mutex_lock(&ce->lock);
+        rq->next = ce->spare;
+        ce->spare = rq;
+        pthread_mutex_unlock(&ce->lock);
+        return err;
+    }
+    tk->call = rq;
+    return 0;
+}
+
+/* The op wait. */
+int ocl_wait(void *state, mmp_engine_ticket *tk)
+{
+    ocl *ce = state;
+    request *rq = tk->call;
+    pthread_mutex_lock(&ce->lock);
+    serve(ce, rq);
+    const int err = rq->err;
+    rq->next = ce->spare;
+    ce->spare = rq;
+    pthread_mutex_unlock(&ce->lock);
+    return err;
+}
+
+/* The op match: the request on this thread's stack, queued, then served
+ * until done. */
+int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+              int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out)
+{
+    ocl *ce = state;
+    (void)t;
+    request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
+                  .out = out};
+    const int err = enqueue(ce, &rq);
+    if (err)
+        return err;
+    pthread_mutex_lock(&ce->lock);
+    serve(ce, &rq);
     pthread_mutex_unlock(&ce->lock);
     return rq.err;
 }

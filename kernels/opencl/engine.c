@@ -106,6 +106,11 @@ static void ocl_destroy(void *state)
     for (int i = 0; i < ce->nbatches; i++)
         ocl_batch_release(&ce->batches[i]);
     free(ce->batches);
+    while (ce->spare) {
+        request *r = ce->spare;
+        ce->spare = r->next;
+        free(r);
+    }
     ocl_release_buffers(ce);
     if (ce->k_append)
         clReleaseKernel(ce->k_append);
@@ -174,13 +179,16 @@ static int build(ocl *ce)
 
 /* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N" (any of
  * them, for benchmarks), overrides the defaults. GPUs: a work-item per
- * element; CPUs (PoCL runs a group as loops over its work-items): few
+ * element, and chunks of half the samples of CPUs' per work-item: the
+ * search's batches hold a few calls, so the more work-groups a call makes,
+ * the more of a GPU's cores it keeps busy (docs/results/wavefront-2026-11-23.md,
+ * "Overlap"); CPUs (PoCL runs a group as loops over its work-items): few
  * work-items, each a SIMD vector of elements. */
 static void tune(ocl *ce, int gpu, const char *env)
 {
     ce->wg = gpu ? 128 : 8;
     ce->vec = gpu ? 1 : 16;
-    ce->kt = 256;
+    ce->kt = gpu ? 128 : 256;
     ce->nbatches = DEFAULT_BATCHES;
     while (env && *env) {
         int v = 0, used = 0;
@@ -312,6 +320,8 @@ const mmp_engine_ops mmp_engine_opencl = {
     .last_error = ocl_last_error,
     .begin_step = ocl_begin_step,
     .match = ocl_match,
+    .submit = ocl_submit,
+    .wait = ocl_wait,
     .concurrency = ocl_concurrency,
     /* Every split as a task: the more calls wait at once, the larger the
      * batches. */

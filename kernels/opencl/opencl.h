@@ -165,6 +165,7 @@ typedef struct ocl {
     pthread_mutex_t lock;
     pthread_cond_t cv;         /* a batch ended */
     request *head, *tail;      /* waiting for a batch */
+    request *spare;            /* for submit(): free, linked by next */
     int nfree;
     int free_list[MAX_BATCHES];
     batch *running[MAX_BATCHES]; /* launched, oldest first */
@@ -249,6 +250,11 @@ void ocl_batch_release(batch *b);
 /* The op match. */
 int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out);
+/* The ops submit and wait. */
+int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out,
+               mmp_engine_ticket *tk);
+int ocl_wait(void *state, mmp_engine_ticket *tk);
 
 /* ------------------------------------------------- profile.c */
 
