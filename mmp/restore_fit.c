@@ -160,13 +160,26 @@ static void quantise(const stats *s, const double *c, double lambda, int *q)
         }
 }
 
+/* The extra error of merging groups i and j: the union's least-squares
+ * error less theirs. */
+static double merge_cost(const stats *g, const double *d, int i, int j)
+{
+    stats u = g[i];
+    double c[N];
+    stats_add(&u, &g[j]);
+    return solve(&u, c) - d[i] - d[j];
+}
+
 /* Classes merged into at most MMP_RF_MAX_FILTERS groups: greedy merging of
  * the pair whose union leaves the least extra error, keeping the grouping of
- * least error + lambda * bits. Fills r->nfilters, r->map, r->coef. */
+ * least error + lambda * bits. Fills r->nfilters, r->map, r->coef. The cost
+ * of each pair is kept until one of its groups changes: a merge changes one
+ * group, so each step solves as many unions as there are groups left, not
+ * all their pairs. */
 static void merge_classes(const stats *st, double lambda, mmp_restore *r)
 {
     stats g[MMP_RF_CLASSES];
-    double d[MMP_RF_CLASSES], c[N];
+    double d[MMP_RF_CLASSES], c[N], du[MMP_RF_CLASSES][MMP_RF_CLASSES];
     int grp[MMP_RF_CLASSES], alive[MMP_RF_CLASSES], ng = 0;
     for (int k = 0; k < MMP_RF_CLASSES; k++) {
         grp[k] = -1;
@@ -177,7 +190,10 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
             grp[k] = ng++;
         }
     }
-        double best = INFINITY;
+    for (int i = 0; i < ng; i++)
+        for (int j = i + 1; j < ng; j++)
+            du[i][j] = merge_cost(g, d, i, j);
+    double best = INFINITY;
     int best_map[MMP_RF_CLASSES];
     int best_n = 0;
     int cur = ng;
@@ -208,11 +224,8 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
             for (int j = i + 1; j < ng && alive[i]; j++) {
                 if (!alive[j])
                     continue;
-                stats u = g[i];
-                stats_add(&u, &g[j]);
-                const double du = solve(&u, c) - d[i] - d[j];
-                if (du < bd) {
-                    bd = du;
+                if (du[i][j] < bd) {
+                    bd = du[i][j];
                     bi = i;
                     bj = j;
                 }
@@ -220,6 +233,9 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
         stats_add(&g[bi], &g[bj]);
         d[bi] = solve(&g[bi], c);
         alive[bj] = 0;
+        for (int k = 0; k < ng; k++)
+            if (alive[k] && k != bi)
+                du[k < bi ? k : bi][k < bi ? bi : k] = merge_cost(g, d, k < bi ? k : bi, k < bi ? bi : k);
         for (int k = 0; k < MMP_RF_CLASSES; k++)
             if (grp[k] == bj)
                 grp[k] = bi;

@@ -460,8 +460,11 @@ static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const 
     for (int m = 0; m < nm; m++) {
         if (!(tmodes >> m & 1))
             continue;
-        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, x->tx_level,
-                                    x->tx_res) +
+        /* A mode whose J reaches the best so far's cannot win (ties go to
+         * the first): its exact J is not needed. */
+        const int64_t limit = best >= 0 ? jtx[best] - head[m] - rtype : INT64_MAX;
+        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, limit,
+                                    x->tx_level, x->tx_res) +
                  head[m] + rtype;
         if (best < 0 || jtx[m] < jtx[best]) {
             best = m;

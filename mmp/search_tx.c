@@ -166,7 +166,8 @@ static const int offsets[] = {32, 21, 10};
 #define NOFFSETS ((int)(sizeof offsets / sizeof offsets[0]))
 
 int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
-                           const uint8_t *real, int a, int b, int32_t *level, int32_t *res)
+                           const uint8_t *real, int a, int b, int64_t limit, int32_t *level,
+                           int32_t *res)
 {
     const int area = 1 << (a + b);
     int32_t r[MMP_B * MMP_B], lv[MMP_B * MMP_B], rs[MMP_B * MMP_B];
@@ -190,7 +191,8 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
      * measured again (it could not win a tie). */
     int32_t tried[NOFFSETS + 2][MMP_B * MMP_B];
     int ntried = 0;
-    int64_t best = INT64_MAX;
+    /* Only a J below best matters (the first of least cost wins). */
+    int64_t best = limit;
     for (int o = t->rdoq_only ? NOFFSETS : 0; o <= NOFFSETS + 1; o++) {
         int nz = 0;
         if (o == NOFFSETS + 1) {
@@ -218,21 +220,27 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
             continue;
         memcpy(tried[ntried++], lv, sizeof(int32_t) * area);
         const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b);
+        const int64_t rate = t->lambda_q8 * (int64_t)bits;
+        if (rate >= best)
+            continue; /* J >= rate: it cannot win */
         int64_t sse = 0;
         if (nz) {
             mmp_tx_inverse(lv, a, b, t->step_q4, t->maxval, rs, 1 << b);
         } else {
             memset(rs, 0, sizeof(int32_t) * area);
         }
-        for (int i = 0; i < area; i++) {
-            if (real && !real[i])
-                continue;
-            int32_t v = pred[i] + rs[i];
-            v = v < 0 ? 0 : v > t->maxval ? t->maxval : v;
-            const int64_t d = v - orig[i];
-            sse += d * d;
-        }
-        const int64_t j = (sse << 16) + t->lambda_q8 * (int64_t)bits;
+        /* Row by row, until J reaches best. */
+        const int w = 1 << b;
+        for (int i = 0; i < area && (sse << 16) + rate < best; i += w)
+            for (int k = i; k < i + w; k++) {
+                if (real && !real[k])
+                    continue;
+                int32_t v = pred[k] + rs[k];
+                v = v < 0 ? 0 : v > t->maxval ? t->maxval : v;
+                const int64_t d = v - orig[k];
+                sse += d * d;
+            }
+        const int64_t j = (sse << 16) + rate;
         if (j < best) {
             best = j;
             memcpy(level, lv, sizeof(int32_t) * area);

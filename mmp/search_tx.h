@@ -30,9 +30,13 @@ int mmp_tx_qi_for_lambda(int64_t lambda_q8);
  * (row-major; real: the pixels inside the image, NULL all): returns J of the
  * coefficients (distortion over the real pixels, rate of the coefficient
  * syntax, not of the residual-type symbol), the levels into level and the
- * decoded residual (row-major, what mmp_tx_inverse gives) into res.
+ * decoded residual (row-major, what mmp_tx_inverse gives) into res. A J of
+ * limit or more is not needed exactly: then the return is some value of at
+ * least limit and level and res are left as they are (INT64_MAX: always
+ * exact), which spares the candidates whose rate alone reaches it.
  */
 int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
-                           const uint8_t *real, int a, int b, int32_t *level, int32_t *res);
+                           const uint8_t *real, int a, int b, int64_t limit, int32_t *level,
+                           int32_t *res);
 
 #endif
