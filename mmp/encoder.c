@@ -402,7 +402,7 @@ static int restore_plane(encoder *e, int p)
     int err = mmp_restore_init(&r, l->w[p], l->h[p]);
     if (!err && e->st->restoration)
         err = mmp_restore_fit(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
-                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0);
+                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, e->threads);
     if (!err) {
         mmp_restore_write(&e->rc, &r);
         err = mmp_restore_apply(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],

@@ -37,11 +37,90 @@ static inline int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Accumulate, per class, the samples of the regions that are on. */
+/* The statistics of stats in exact integers (see accumulate). */
+typedef struct istats {
+    int64_t R[N][N], r[N], E, n;
+} istats;
+
+/* Rows [y0, y1) of accumulate's sums into st[MMP_RF_CLASSES], zeroed here. */
+static void accumulate_rows(istats *st, const uint8_t *cls, const mmp_restore *r,
+                            const int32_t *rec, const int32_t *orig, int stride, int w, int h,
+                            int y0, int y1)
+{
+    memset(st, 0, sizeof(istats) * MMP_RF_CLASSES);
+    const int gw = (w + 3) / 4;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < w; x++) {
+            if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
+                continue;
+            istats *s = &st[cls[(long)(y / 4) * gw + x / 4]];
+            const long i = (long)y * stride + x;
+            const int64_t v2 = 2 * (int64_t)rec[i], e = (int64_t)orig[i] - rec[i];
+            int64_t f[N];
+            for (int k = 0; k < N; k++) {
+                const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
+                const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
+                const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
+                f[k] = (int64_t)a + b - v2;
+            }
+            for (int a = 0; a < N; a++) {
+                for (int b = a; b < N; b++)
+                    s->R[a][b] += f[a] * f[b];
+                s->r[a] += f[a] * e;
+            }
+            s->E += e * e;
+            s->n++;
+        }
+}
+
+/* Row bands of accumulate's integer path, at most. */
+#define BANDS 16
+
+/*
+ * Accumulate, per class, the samples of the regions that are on. Every
+ * feature, error and product is an integer, so while no sum can reach 2^53
+ * (|f| <= 4 maxval, |e| <= maxval: 16 maxval^2 w h < 2^53) the sums in
+ * doubles are exact, and equal to the same sums in 64-bit integers in any
+ * order: those are taken over row bands on up to `threads` threads. Past
+ * that bound the doubles are summed in raster order, one thread.
+ */
 static void accumulate(stats *st, const uint8_t *cls, const mmp_restore *r, const int32_t *rec,
-                       const int32_t *orig, int stride, int w, int h)
+                       const int32_t *orig, int stride, int w, int h, int maxval, int threads,
+                       istats *band)
 {
     memset(st, 0, sizeof(stats) * MMP_RF_CLASSES);
+    if (band && 16.0 * maxval * maxval * w * h < 9007199254740992.0) {
+        const int nb = h < BANDS ? h : BANDS, nt = threads > 1 ? threads : 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) default(none) \
+    shared(band, cls, r, rec, orig, stride, w, h, nb)
+#endif
+        for (int k = 0; k < nb; k++)
+            accumulate_rows(band + (long)k * MMP_RF_CLASSES, cls, r, rec, orig, stride, w, h,
+                            (int)((long)h * k / nb), (int)((long)h * (k + 1) / nb));
+        for (int c = 0; c < MMP_RF_CLASSES; c++) {
+            istats sum = {0};
+            for (int k = 0; k < nb; k++) {
+                const istats *b = &band[(long)k * MMP_RF_CLASSES + c];
+                for (int i = 0; i < N; i++) {
+                    for (int j = i; j < N; j++)
+                        sum.R[i][j] += b->R[i][j];
+                    sum.r[i] += b->r[i];
+                }
+                sum.E += b->E;
+                sum.n += b->n;
+            }
+            for (int i = 0; i < N; i++) {
+                for (int j = i; j < N; j++)
+                    st[c].R[i][j] = st[c].R[j][i] = (double)sum.R[i][j];
+                st[c].r[i] = (double)sum.r[i];
+            }
+            st[c].E = (double)sum.E;
+            st[c].n = (long)sum.n;
+        }
+        (void)nt;
+        return;
+    }
     const int gw = (w + 3) / 4;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -282,7 +361,7 @@ static double syntax_bits(const mmp_restore *r)
 }
 
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
-                    int h, int maxval, double lambda)
+                    int h, int maxval, double lambda, int threads)
 {
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
     const long nr = (long)r->rw * r->rh;
@@ -290,17 +369,18 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     stats *st = malloc(sizeof(stats) * MMP_RF_CLASSES);
     uint16_t *flt = malloc(sizeof(uint16_t) * (size_t)w * h);
     double *gain = malloc(sizeof(double) * (size_t)nr);
+    istats *band = malloc(sizeof(istats) * BANDS * MMP_RF_CLASSES);
     mmp_restore all = {0}, best = {0};
     all.on = malloc((size_t)nr);
     best.on = malloc((size_t)nr);
-    int err = !cls || !st || !flt || !gain || !all.on || !best.on ? MMP_ENOMEM : 0;
+    int err = !cls || !st || !flt || !gain || !band || !all.on || !best.on ? MMP_ENOMEM : 0;
     if (!err && !(err = mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls))) {
         memset(r->on, 1, (size_t)nr);
         memset(all.on, 1, (size_t)nr);
     }
     double best_j = 0; /* the change of cost that the best filter so far brings */
     for (int round = 0; round < ROUNDS && !err; round++) {
-        accumulate(st, cls, r, rec, orig, stride, w, h);
+        accumulate(st, cls, r, rec, orig, stride, w, h, maxval, threads, band);
         merge_classes(st, lambda, r);
         /* Each region's change of squared error under these filters. */
         all.enabled = 1;
@@ -355,5 +435,6 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     free(st);
     free(flt);
     free(gain);
+    free(band);
     return err;
 }

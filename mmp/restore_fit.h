@@ -17,9 +17,10 @@
  * rec: the plane's reconstruction, orig: its original, both w x h samples of
  * row stride `stride`; lambda: the plane's Lagrangian multiplier (squared
  * error per bit). r must come from mmp_restore_init(w, h); on return it holds
- * the filter to signal (possibly disabled). Returns 0 or MMP_ENOMEM.
+ * the filter to signal (possibly disabled); the same whatever `threads`
+ * (how many it may use, 1: this one). Returns 0 or MMP_ENOMEM.
  */
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
-                    int h, int maxval, double lambda);
+                    int h, int maxval, double lambda, int threads);
 
 #endif

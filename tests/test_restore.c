@@ -236,7 +236,7 @@ static void test_fit(void **state)
         }
     mmp_restore r;
     assert_int_equal(mmp_restore_init(&r, w, h), 0);
-    assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 10.0), 0);
+    assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 10.0, 1), 0);
     assert_int_equal(r.enabled, 1);
     assert_int_equal(mmp_restore_apply(&r, blur, w, w, h, 255, out), 0);
     for (int i = 0; i < w * h; i++)
@@ -250,14 +250,75 @@ static void test_fit(void **state)
                   r.nfilters);
     assert_true(after < 0.8 * before);
     /* Nothing to restore. */
-    assert_int_equal(mmp_restore_fit(&r, orig, orig, w, w, h, 255, 10.0), 0);
+    assert_int_equal(mmp_restore_fit(&r, orig, orig, w, w, h, 255, 10.0, 1), 0);
     assert_int_equal(r.enabled, 0);
     /* Not worth its bits. */
-    assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 1e6), 0);
+    assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 1e6, 1), 0);
     assert_int_equal(r.enabled, 0);
     mmp_restore_free(&r);
     free(b16);
     free(out);
+    free(blur);
+    free(orig);
+    mmp_image_free(&img);
+}
+
+/* r and q hold the same filter. */
+static void assert_same_filter(const mmp_restore *r, const mmp_restore *q)
+{
+    assert_int_equal(r->enabled, q->enabled);
+    assert_int_equal(r->nfilters, q->nfilters);
+    assert_memory_equal(r->map, q->map, sizeof r->map);
+    assert_memory_equal(r->coef, q->coef, sizeof r->coef);
+    assert_memory_equal(r->on, q->on, (size_t)r->rw * r->rh);
+}
+
+/*
+ * The fit is the same on 1 and on several threads: a 384 x 384 tiling of a
+ * blurred crop at 8 bits (whose sums are taken in integers, over row bands
+ * on those threads) and at 16 bits (samples times 257: sums past 2^53,
+ * taken in doubles in raster order).
+ */
+static void test_fit_threads(void **state)
+{
+    (void)state;
+    mmp_image img;
+    if (load_crop("camera", 200, 150, 128, 96, &img)) {
+        skip();
+        return;
+    }
+    const int cw = img.width, ch = img.height, w = 3 * cw, h = 4 * ch;
+    int32_t *orig = malloc(sizeof *orig * (size_t)w * h), *blur = malloc(sizeof *blur * (size_t)w * h);
+    assert_non_null(orig);
+    assert_non_null(blur);
+    for (int scale = 1; scale <= 257; scale += 256) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                orig[y * w + x] = scale * img.pix[(y % ch) * cw + x % cw];
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const int xl = x > 0 ? x - 1 : x, xr = x < w - 1 ? x + 1 : x;
+                const int yu = y > 0 ? y - 1 : y, yd = y < h - 1 ? y + 1 : y;
+                blur[y * w + x] = (orig[y * w + xl] + orig[y * w + xr] + orig[yu * w + x] +
+                                   orig[yd * w + x] + 4 * orig[y * w + x] + 4) / 8;
+            }
+        const int maxval = 255 * scale;
+        mmp_restore one, many;
+        assert_int_equal(mmp_restore_init(&one, w, h), 0);
+        assert_int_equal(mmp_restore_init(&many, w, h), 0);
+        assert_int_equal(mmp_restore_fit(&one, blur, orig, w, w, h, maxval, 10.0 * scale * scale, 1), 0);
+        assert_int_equal(one.enabled, 1);
+        for (int threads = 2; threads <= 5; threads += 3) {
+            assert_int_equal(
+                mmp_restore_fit(&many, blur, orig, w, w, h, maxval, 10.0 * scale * scale, threads),
+                0);
+            assert_same_filter(&one, &many);
+        }
+        print_message("maxval %d: %d filters, the same on 1, 2 and 5 threads\n", maxval,
+                      one.nfilters);
+        mmp_restore_free(&one);
+        mmp_restore_free(&many);
+    }
     free(blur);
     free(orig);
     mmp_image_free(&img);
@@ -320,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_matches_document),
         cmocka_unit_test(test_syntax_round_trip),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_fit_threads),
         cmocka_unit_test(test_encode_filter_on_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
