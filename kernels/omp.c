@@ -373,9 +373,15 @@ static int omp_begin_step(void *state, const mmp_search_tables *t)
     return 0;
 }
 
-static int omp_match(void *state, const mmp_search_tables *t, const int32_t *orig,
-                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
-                     mmp_match *out)
+/*
+ * The op submit: a call large enough to share is published in the calling
+ * thread's job slot, with a few OpenMP tasks to wake idle threads, and left
+ * to them until wait(), where the caller claims what is left and helps
+ * with other jobs until its own are done; a smaller call runs here whole.
+ */
+static int omp_submit(void *state, const mmp_search_tables *t, const int32_t *orig,
+                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                      mmp_match *out, mmp_engine_ticket *tk)
 {
     omp_state *s = state;
     thread_data *td = my_data(s);
@@ -402,6 +408,7 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
                    .lw = lw,
                    .out = out};
     const int ntasks = nmodes * p->ntask[level];
+    tk->call = NULL;
     if (split) {
         job_slot *js = &s->slots[tid];
         js->j = j;
@@ -418,12 +425,7 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
             while (claim_run(s, js, gen))
                 ;
         }
-        while (claim_run(s, js, gen))
-            ;
-        /* Tasks others claimed: help with other jobs until they are done. */
-        for (int i = 0; atomic_load_explicit(&js->done, memory_order_acquire) != ntasks; i++)
-            if (!omp_help(s))
-                mmp_wait_step(i);
+        tk->call = js;
         td->calls_par++;
     } else {
         for (int i = 0; i < ntasks; i++)
@@ -436,6 +438,35 @@ static int omp_match(void *state, const mmp_search_tables *t, const int32_t *ori
     return 0;
 }
 
+/* The op wait: the job's tasks that nobody claimed, then other jobs'
+ * until the claimed ones are done. */
+static int omp_wait(void *state, mmp_engine_ticket *tk)
+{
+    omp_state *s = state;
+    job_slot *js = tk->call;
+    if (!js)
+        return 0;
+    const double t0 = s->verbose ? omp_get_wtime() : 0;
+    while (claim_run(s, js, js->gen))
+        ;
+    for (int i = 0; atomic_load_explicit(&js->done, memory_order_acquire) != js->ntasks; i++)
+        if (!omp_help(s))
+            mmp_wait_step(i);
+    if (s->verbose)
+        my_data(s)->match_s += omp_get_wtime() - t0;
+    return 0;
+}
+
+/* The op match: submit, then wait at once. */
+static int omp_match(void *state, const mmp_search_tables *t, const int32_t *orig,
+                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
+                     mmp_match *out)
+{
+    mmp_engine_ticket tk;
+    omp_submit(state, t, orig, pred, nmodes, real, lh, lw, out, &tk);
+    return omp_wait(state, &tk);
+}
+
 const mmp_engine_ops mmp_engine_omp = {
     .name = "omp",
     .create = omp_create,
@@ -443,6 +474,8 @@ const mmp_engine_ops mmp_engine_omp = {
     .probe = omp_probe,
     .begin_step = omp_begin_step,
     .match = omp_match,
+    .submit = omp_submit,
+    .wait = omp_wait,
     .concurrency = omp_concurrency,
     .help = omp_help,
 };
