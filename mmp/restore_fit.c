@@ -42,27 +42,39 @@ typedef struct istats {
     int64_t R[N][N], r[N], E, n;
 } istats;
 
+/* Sample (y, x): its class, or -1 where its region is off; its features f
+ * (the tap pairs' second differences) and its error e = orig - rec. */
+static int sample(const uint8_t *cls, const mmp_restore *r, const int32_t *rec,
+                  const int32_t *orig, int stride, int w, int h, int y, int x, int64_t *f,
+                  int64_t *e)
+{
+    if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
+        return -1;
+    const long i = (long)y * stride + x;
+    const int64_t v2 = 2 * (int64_t)rec[i];
+    for (int k = 0; k < N; k++) {
+        const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
+        const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
+        const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
+        f[k] = (int64_t)a + b - v2;
+    }
+    *e = (int64_t)orig[i] - rec[i];
+    return cls[(long)(y / 4) * ((w + 3) / 4) + x / 4];
+}
+
 /* Rows [y0, y1) of accumulate's sums into st[MMP_RF_CLASSES], zeroed here. */
 static void accumulate_rows(istats *st, const uint8_t *cls, const mmp_restore *r,
                             const int32_t *rec, const int32_t *orig, int stride, int w, int h,
                             int y0, int y1)
 {
     memset(st, 0, sizeof(istats) * MMP_RF_CLASSES);
-    const int gw = (w + 3) / 4;
     for (int y = y0; y < y1; y++)
         for (int x = 0; x < w; x++) {
-            if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
+            int64_t f[N], e;
+            const int c = sample(cls, r, rec, orig, stride, w, h, y, x, f, &e);
+            if (c < 0)
                 continue;
-            istats *s = &st[cls[(long)(y / 4) * gw + x / 4]];
-            const long i = (long)y * stride + x;
-            const int64_t v2 = 2 * (int64_t)rec[i], e = (int64_t)orig[i] - rec[i];
-            int64_t f[N];
-            for (int k = 0; k < N; k++) {
-                const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
-                const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
-                const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
-                f[k] = (int64_t)a + b - v2;
-            }
+            istats *s = &st[c];
             for (int a = 0; a < N; a++) {
                 for (int b = a; b < N; b++)
                     s->R[a][b] += f[a] * f[b];
@@ -89,7 +101,7 @@ static void accumulate(stats *st, const uint8_t *cls, const mmp_restore *r, cons
                        istats *band)
 {
     memset(st, 0, sizeof(stats) * MMP_RF_CLASSES);
-    if (band && 16.0 * maxval * maxval * w * h < 9007199254740992.0) {
+    if (16.0 * maxval * maxval * w * h < 9007199254740992.0) {
         const int nb = h < BANDS ? h : BANDS, nt = threads > 1 ? threads : 1;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) default(none) \
@@ -121,21 +133,17 @@ static void accumulate(stats *st, const uint8_t *cls, const mmp_restore *r, cons
         (void)nt;
         return;
     }
-    const int gw = (w + 3) / 4;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
+            int64_t fi[N], ei;
+            const int c = sample(cls, r, rec, orig, stride, w, h, y, x, fi, &ei);
+            if (c < 0)
                 continue;
-            stats *s = &st[cls[(long)(y / 4) * gw + x / 4]];
-            const long i = (long)y * stride + x;
-            const double v2 = 2.0 * rec[i], e = (double)orig[i] - rec[i];
+            stats *s = &st[c];
             double f[N];
-            for (int k = 0; k < N; k++) {
-                const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
-                const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
-                const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
-                f[k] = (double)a + b - v2;
-            }
+            for (int k = 0; k < N; k++)
+                f[k] = (double)fi[k];
+            const double e = (double)ei;
             for (int a = 0; a < N; a++) {
                 for (int b = a; b < N; b++)
                     s->R[a][b] += f[a] * f[b];

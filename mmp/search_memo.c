@@ -186,19 +186,19 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         missing[nmiss++] = md;
     }
     pthread_mutex_unlock(lock);
+    /* The work goes between submit and wait when there are both, else first. */
+    const int overlap = work && nmiss && e->eng->submit;
+    if (work && !overlap)
+        work(work_arg);
     if (nmiss) {
         int err;
-        if (work && e->eng->submit) {
+        if (overlap) {
             mmp_engine_ticket tk;
             err = e->eng->submit(e->es, e->tab, orig, x->pred, nmiss, real, a, b, x->res, &tk);
             work(work_arg);
-            work = NULL;
             if (!err)
                 err = e->eng->wait(e->es, &tk);
         } else {
-            if (work)
-                work(work_arg);
-            work = NULL;
             err = e->eng->match(e->es, e->tab, orig, x->pred, nmiss, real, a, b, x->res);
         }
         pthread_mutex_lock(lock);
@@ -218,8 +218,6 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         if (err)
             return err;
     }
-    if (work)
-        work(work_arg);
     /* Matches others were computing: wait for them; one that failed or was
      * replaced meanwhile is computed here. */
     for (int k = 0; k < nwait; k++) {

@@ -209,6 +209,19 @@ static double sse(const int32_t *o, const uint16_t *f, int w, int h)
     return s;
 }
 
+/* blur: orig (w x h) averaged with weight 4 on each sample and 1 on each of
+ * its four neighbours (over 8, rounded), edges replicated. */
+static void blur_plane(const int32_t *orig, int w, int h, int32_t *blur)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int xl = x > 0 ? x - 1 : x, xr = x < w - 1 ? x + 1 : x;
+            const int yu = y > 0 ? y - 1 : y, yd = y < h - 1 ? y + 1 : y;
+            blur[y * w + x] = (orig[y * w + xl] + orig[y * w + xr] + orig[yu * w + x] +
+                               orig[yd * w + x] + 4 * orig[y * w + x] + 4) / 8;
+        }
+}
+
 /* The fit on a blurred camera crop: enabled, lower error than the blurred
  * plane; on the original itself and at a huge lambda: off. */
 static void test_fit(void **state)
@@ -227,13 +240,7 @@ static void test_fit(void **state)
     assert_non_null(out);
     for (int i = 0; i < w * h; i++)
         orig[i] = img.pix[i];
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const int xl = x > 0 ? x - 1 : x, xr = x < w - 1 ? x + 1 : x;
-            const int yu = y > 0 ? y - 1 : y, yd = y < h - 1 ? y + 1 : y;
-            blur[y * w + x] = (orig[y * w + xl] + orig[y * w + xr] + orig[yu * w + x] +
-                               orig[yd * w + x] + 4 * orig[y * w + x] + 4) / 8;
-        }
+    blur_plane(orig, w, h, blur);
     mmp_restore r;
     assert_int_equal(mmp_restore_init(&r, w, h), 0);
     assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 10.0, 1), 0);
@@ -295,13 +302,7 @@ static void test_fit_threads(void **state)
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
                 orig[y * w + x] = scale * img.pix[(y % ch) * cw + x % cw];
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                const int xl = x > 0 ? x - 1 : x, xr = x < w - 1 ? x + 1 : x;
-                const int yu = y > 0 ? y - 1 : y, yd = y < h - 1 ? y + 1 : y;
-                blur[y * w + x] = (orig[y * w + xl] + orig[y * w + xr] + orig[yu * w + x] +
-                                   orig[yd * w + x] + 4 * orig[y * w + x] + 4) / 8;
-            }
+        blur_plane(orig, w, h, blur);
         const int maxval = 255 * scale;
         mmp_restore one, many;
         assert_int_equal(mmp_restore_init(&one, w, h), 0);
