@@ -57,16 +57,43 @@ void mmp_sched_step(const mmp_sched *sc, int workers, void (*fn)(void *, int), v
     }
 }
 
-/* A split, by whichever thread gets to it first (state: 0 waiting, 1
- * running, 2 done). */
-static void run_once(const mmp_options *o, _Atomic int *state, int flag)
+/* The splits of one node: their states (0 waiting, 1 running, 2 done) and
+ * what the node's thread sleeps on, if it must wait long. */
+typedef struct node_wait {
+    _Atomic int st[3];
+    _Atomic int sleeping;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+} node_wait;
+
+/* A split, by whichever thread gets to it first. */
+static void run_once(const mmp_options *o, node_wait *nw, int flag)
 {
     int expect = 0;
-    if (!atomic_compare_exchange_strong(state, &expect, 1))
+    if (!atomic_compare_exchange_strong(&nw->st[flag], &expect, 1))
         return;
     o->split(o->ctx, flag);
-    atomic_store_explicit(state, 2, memory_order_release);
+    atomic_store(&nw->st[flag], 2);
+    /* The node's thread may be asleep (it sets sleeping, then reads the
+     * states: one of the two sees the other's store). */
+    if (atomic_load(&nw->sleeping)) {
+        pthread_mutex_lock(&nw->lock);
+        pthread_cond_broadcast(&nw->cv);
+        pthread_mutex_unlock(&nw->lock);
+    }
 }
+
+static int splits_done(node_wait *nw)
+{
+    return atomic_load(&nw->st[MMP_FLAG_SPLIT_H]) == 2 &&
+           atomic_load(&nw->st[MMP_FLAG_SPLIT_V]) == 2;
+}
+
+/* Spins this many steps (mmp_wait_step) for a split that another thread
+ * runs, then, if the engine has no work to give a waiting thread (help),
+ * sleeps: with more threads than cores, threads that only yield the core
+ * took it from those with work (system time in the seconds). */
+#define SPINS 2000
 
 void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
 {
@@ -78,25 +105,44 @@ void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
             o->split(o->ctx, MMP_FLAG_SPLIT_V);
         return;
     }
-    _Atomic int st[3] = {2, o->can_h ? 0 : 2, 0};
+    node_wait nw;
+    atomic_init(&nw.st[0], 2);
+    atomic_init(&nw.st[MMP_FLAG_SPLIT_H], o->can_h ? 0 : 2);
+    atomic_init(&nw.st[MMP_FLAG_SPLIT_V], 0);
+    atomic_init(&nw.sleeping, 0);
+    pthread_mutex_init(&nw.lock, NULL);
+    pthread_cond_init(&nw.cv, NULL);
+    node_wait *pw = &nw;
     const int both = sc->threads >= BOTH_TASKS_THREADS && o->can_h;
 #pragma omp taskgroup
     {
         if (both) {
-#pragma omp task default(none) firstprivate(o) shared(st)
-            run_once(o, &st[MMP_FLAG_SPLIT_H], MMP_FLAG_SPLIT_H);
+#pragma omp task default(none) firstprivate(o, pw)
+            run_once(o, pw, MMP_FLAG_SPLIT_H);
         }
-#pragma omp task default(none) firstprivate(o) shared(st)
-        run_once(o, &st[MMP_FLAG_SPLIT_V], MMP_FLAG_SPLIT_V);
+#pragma omp task default(none) firstprivate(o, pw)
+        run_once(o, pw, MMP_FLAG_SPLIT_V);
         o->leaf(o->ctx);
         for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++)
-            run_once(o, &st[f], f);
-        for (int i = 0; atomic_load_explicit(&st[MMP_FLAG_SPLIT_H], memory_order_acquire) != 2 ||
-                        atomic_load_explicit(&st[MMP_FLAG_SPLIT_V], memory_order_acquire) != 2;
-             i++)
-            if (!(sc->eng->help && sc->eng->help(sc->es)))
+            run_once(o, pw, f);
+        for (int i = 0; !splits_done(pw); i++) {
+            if (sc->eng->help && sc->eng->help(sc->es))
+                continue;
+            if (i < SPINS || sc->eng->help) {
                 mmp_wait_step(i);
+                continue;
+            }
+            pthread_mutex_lock(&pw->lock);
+            atomic_store(&pw->sleeping, 1);
+            while (!splits_done(pw))
+                pthread_cond_wait(&pw->cv, &pw->lock);
+            pthread_mutex_unlock(&pw->lock);
+        }
     }
+    /* Other threads touch nw only inside the tasks, which the taskgroup
+     * has waited for. */
+    pthread_cond_destroy(&nw.cv);
+    pthread_mutex_destroy(&nw.lock);
 }
 
 int mmp_pool_init(mmp_pool *p, size_t size, int initial, int cap)

@@ -13,7 +13,10 @@
  * 2. End to end: a 40x40 crop from the centre of every image in images/
  *    and the bottom-right 37x29 corner of those whose sides are not
  *    multiples of 16, at lambda 10 and 300, and a 16-bit crop: the same
- *    .mmp bytes with seq and with opencl on 1 and 5 host threads.
+ *    .mmp bytes with seq and with opencl on 1 and 5 host threads; and a
+ *    96x96 camera crop on 40 host threads, more than the cores, so that
+ *    waiting threads sleep and wake one another (a lost wake-up hangs:
+ *    an alarm fails the program instead).
  *
  * (tests/test_engines.c also compares opencl with seq, as one engine of the
  * registry among others; the tests here are the opencl engine's own.)
@@ -27,6 +30,7 @@
 #include <string.h>
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include "kernels/opencl/engine.h"
 #include "util.h"
@@ -337,8 +341,38 @@ static void test_16bit_same_bytes(void **state)
     mmp_image_free(&c);
 }
 
+/*
+ * Many more host threads than cores (so none spins: each sleeps until
+ * another wakes it) on a camera crop: the same bytes as seq, and no thread
+ * left asleep (an engine that lost a wake-up would hang: see main).
+ */
+#define MANY_THREADS 40
+
+static void test_many_host_threads(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    mmp_image c = {0};
+    assert_int_equal(load_crop("camera", 200, 90, 96, 96, &c), 0);
+    uint8_t *ref = NULL, *buf = NULL;
+    size_t reflen = 0, len = 0;
+    encode_or_fail(&c, 10, E2E_DICT, MMP_ORDER_WAVEFRONT, "seq", 1, &ref, &reflen);
+    for (int r = 0; r < 2; r++) {
+        encode_or_fail(&c, 10, E2E_DICT, MMP_ORDER_WAVEFRONT, "opencl", MANY_THREADS, &buf, &len);
+        assert_same_bytes("camera 96x96", 10, "opencl with 40 host threads", ref, reflen, buf, len);
+        free(buf);
+    }
+    free(ref);
+    mmp_image_free(&c);
+}
+
+/* A lost wake-up in the engine leaves every thread asleep: the alarm ends
+ * the program (and fails it) rather than letting it hang. */
+#define HANG_SECONDS 900
+
 int main(void)
 {
+    alarm(HANG_SECONDS);
     int pick = -1;
     have_device = mmp_engine_find("opencl")->devices(NULL, 0, NULL, &pick, NULL, 0) > 0 && pick >= 0;
     if (!have_device)
@@ -351,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_match_edges),
         cmocka_unit_test(test_images_same_bytes),
         cmocka_unit_test(test_16bit_same_bytes),
+        cmocka_unit_test(test_many_host_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,6 +78,8 @@ int ocl_batch_create(ocl *ce, batch *b)
 
 void ocl_batch_release(batch *b)
 {
+    if (b->done)
+        clReleaseEvent(b->done);
     if (b->in_host)
         clEnqueueUnmapMemObject(b->q, b->in_pin, b->in_host, 0, NULL, NULL);
     if (b->out_host)
@@ -208,13 +210,19 @@ static int launch_batch(ocl *ce, batch *b)
         b->reduce_runs++;
     }
     ev = ocl_event_for(ce, &b->pf, b->q, P_READ);
+    cl_event done = NULL;
     e = clEnqueueReadBuffer(b->q, b->out, CL_FALSE, 0, sizeof(mmp_match) * out_at, b->out_host, 0,
-                            NULL, ev);
+                            NULL, ev ? ev : ce->poll ? &done : NULL);
     if (e != CL_SUCCESS) {
         ocl_drop_event(&b->pf, ev);
         clFinish(b->q);
         return ocl_fail(ce, e, "read results");
     }
+    if (ce->poll && ev) {
+        done = *ev;
+        clRetainEvent(done);
+    }
+    b->done = done;
     if ((e = clFlush(b->q)) != CL_SUCCESS) {
         clFinish(b->q);
         return ocl_fail(ce, e, "clFlush");
@@ -231,7 +239,22 @@ static int launch_batch(ocl *ce, batch *b)
 static int finish_batch(ocl *ce, batch *b)
 {
     const double t0 = mmp_now_seconds();
-    cl_int e = clFinish(b->q);
+    cl_int e = CL_SUCCESS;
+    if (b->done) {
+        /* The read of the results is the batch's last command: poll it,
+         * which notices its end sooner than clFinish's sleep. */
+        cl_int st = CL_QUEUED;
+        while ((e = clGetEventInfo(b->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                   NULL)) == CL_SUCCESS &&
+               st > CL_COMPLETE)
+            mmp_wait_step(0);
+        clReleaseEvent(b->done);
+        b->done = NULL;
+        if (e == CL_SUCCESS && st < 0)
+            e = st;
+    }
+    if (e == CL_SUCCESS)
+        e = clFinish(b->q);
     if (e != CL_SUCCESS)
         return ocl_fail(ce, e, "clFinish");
     const int32_t *tab = b->in_host;
@@ -253,11 +276,29 @@ static int finish_batch(ocl *ce, batch *b)
     return 0;
 }
 
-/* Wakes the waiters of ce (lock held). */
-static void wake_all(ocl *ce)
+/* Wakes w (lock held), taking it off the sleepers, unless it is awake
+ * already (poked for one reason, its request may be done before it runs). */
+static void poke(ocl *ce, waiter *w)
 {
-    atomic_fetch_add_explicit(&ce->epoch, 1, memory_order_release);
-    pthread_cond_broadcast(&ce->cv);
+    if (atomic_load_explicit(&w->poked, memory_order_relaxed))
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        ce->sleepers = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    atomic_store_explicit(&w->poked, 1, memory_order_release);
+    pthread_cond_signal(&w->cv);
+}
+
+/* If a launched batch has no thread to wait for it, wakes one that sleeps
+ * (lock held). */
+static void hand_off(ocl *ce)
+{
+    if (ce->nrunning && !ce->completing && ce->sleepers)
+        poke(ce, ce->sleepers);
 }
 
 /* Launches a batch of every request waiting, up to one per host thread,
@@ -279,7 +320,6 @@ static int launch_waiting(ocl *ce)
     b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
     pthread_mutex_lock(&ce->lock);
     ce->running[ce->nrunning++] = b;
-    wake_all(ce);
     return 1;
 }
 
@@ -289,10 +329,15 @@ static int launch_waiting(ocl *ce)
  * request waiting whenever a batch is free, and waiting for the oldest
  * launched batch, then handing out its results. The thread that hands out
  * a batch's results launches the next batch before it returns, so the
- * device gets it without waiting for a thread to wake up. A waiting thread
- * spins for a few microseconds before it sleeps.
+ * device gets it without waiting for a thread to wake up.
+ *
+ * A thread with nothing to do sleeps (after spinning a few microseconds)
+ * until it is poked: when its request is done, or when a launched batch
+ * has nobody to wait for it. No event wakes every sleeper: with many host
+ * threads, waking them all for each batch cost more system time than the
+ * search's own work.
  */
-static void serve(ocl *ce, const request *rq)
+static void serve(ocl *ce, request *rq)
 {
     for (;;) {
         if (launch_waiting(ce))
@@ -304,35 +349,56 @@ static void serve(ocl *ce, const request *rq)
             ce->completing = 1;
             pthread_mutex_unlock(&ce->lock);
             const int err = b->err ? b->err : finish_batch(ce, b);
+            request *fin[MAX_HOST_THREADS];
+            const int nfin = b->nreq;
+            memcpy(fin, b->req, sizeof(request *) * (size_t)nfin);
             pthread_mutex_lock(&ce->lock);
-            for (int r = 0; r < b->nreq; r++) {
-                b->req[r]->err = err;
-                b->req[r]->done = 1;
-            }
             ce->nrunning--;
             memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
             ce->free_list[ce->nfree++] = (int)(b - ce->batches);
             ce->completing = 0;
-            wake_all(ce);
+            /* The next batch goes to the device before the finished
+             * requests' threads are woken: their results are in place,
+             * and the device waits for no system call. */
+            launch_waiting(ce);
+            for (int r = 0; r < nfin; r++) {
+                fin[r]->err = err;
+                fin[r]->done = 1;
+                if (fin[r]->sleeper)
+                    poke(ce, fin[r]->sleeper);
+            }
             continue;
         }
-        /* Nothing to do but wait: spin a little, then sleep. */
-        const unsigned ep = atomic_load_explicit(&ce->epoch, memory_order_acquire);
-        pthread_mutex_unlock(&ce->lock);
-        const double t0 = mmp_now_seconds();
-        for (int i = 0; atomic_load_explicit(&ce->epoch, memory_order_acquire) == ep; i++)
-            if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
-                break;
-            else
-                mmp_wait_step(0);
-        pthread_mutex_lock(&ce->lock);
-        if (atomic_load_explicit(&ce->epoch, memory_order_relaxed) == ep)
-            pthread_cond_wait(&ce->cv, &ce->lock);
+        /* Nothing to do: sleep until poked. */
+        waiter me = {.next = ce->sleepers};
+        pthread_cond_init(&me.cv, NULL);
+        atomic_init(&me.poked, 0);
+        if (me.next)
+            me.next->prev = &me;
+        ce->sleepers = &me;
+        rq->sleeper = &me;
+        if (ce->spin_s > 0) {
+            pthread_mutex_unlock(&ce->lock);
+            const double t0 = mmp_now_seconds();
+            for (int i = 0; !atomic_load_explicit(&me.poked, memory_order_acquire); i++)
+                if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
+                    break;
+                else
+                    mmp_wait_step(0);
+            pthread_mutex_lock(&ce->lock);
+        }
+        while (!atomic_load_explicit(&me.poked, memory_order_relaxed))
+            pthread_cond_wait(&me.cv, &ce->lock);
+        rq->sleeper = NULL;
+        pthread_cond_destroy(&me.cv);
     }
+    hand_off(ce);
 }
 
-/* Puts rq at the end of the queue and launches a batch if one is free. */
-static int enqueue(ocl *ce, request *rq)
+/* Puts rq at the end of the queue and launches a batch if one is free;
+ * with `away` set, the caller does not serve at once, so a sleeper is
+ * woken to wait for a batch launched here. */
+static int enqueue(ocl *ce, request *rq, int away)
 {
     if (ce->failed)
         return MMP_EENGINE;
@@ -346,6 +412,8 @@ static int enqueue(ocl *ce, request *rq)
         ce->head = rq;
     ce->tail = rq;
     launch_waiting(ce);
+    if (away)
+        hand_off(ce);
     pthread_mutex_unlock(&ce->lock);
     return 0;
 }
@@ -372,7 +440,7 @@ int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, con
         return MMP_ENOMEM;
     *rq = (request){.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh,
                     .lw = lw, .out = out};
-    const int err = enqueue(ce, rq);
+    const int err = enqueue(ce, rq, 1);
     if (err) {
         pthread_mutex_lock(&ce->lock);
         rq->next = ce->spare;
@@ -407,7 +475,7 @@ int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, cons
     (void)t;
     request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
                   .out = out};
-    const int err = enqueue(ce, &rq);
+    const int err = enqueue(ce, &rq, 0);
     if (err)
         return err;
     pthread_mutex_lock(&ce->lock);

@@ -31,14 +31,15 @@
 /* Generated from kernels/opencl/layout.h and the .cl files by the Makefile. */
 extern const char mmp_opencl_source[];
 
-/* Host threads by default. On a GPU they spend most of their time waiting
- * for the device, so there may be more of them than cores: enough that
- * many calls wait at once and the batches are large, not so many that they
- * only contend for the cores and the engine's lock (the measurements that
- * chose 16: docs/results/engines-2026-11-23.md, "What changed in opencl:
- * batches"). On a CPU device few, since its kernels run on the same cores
- * as the search. */
-#define DEFAULT_HOST_THREADS_GPU 16
+/* Host threads by default. On a GPU they spend most of their time asleep,
+ * waiting for the device, so there are more of them than cores: each
+ * holds one call in flight, and the more calls in flight, the more options
+ * of the blocks' searches advance in each batch and the fewer batches the
+ * image takes (16 threads: about 18 000 batches for camera, 64: about
+ * 9 000; docs/results/wavefront-2026-11-23.md, "Sleeping host threads").
+ * On a CPU device few, since its kernels run on the same cores as the
+ * search. */
+#define DEFAULT_HOST_THREADS_GPU 64
 #define DEFAULT_HOST_THREADS_CPU 4
 /* How long a thread waiting for a batch spins before it sleeps: on GPUs,
  * when there are cores enough for the host threads (on a CPU device the
@@ -121,7 +122,6 @@ static void ocl_destroy(void *state)
     if (ce->ctx)
         clReleaseContext(ce->ctx);
     pthread_mutex_destroy(&ce->lock);
-    pthread_cond_destroy(&ce->cv);
     pthread_mutex_destroy(&ce->fail_lock);
     free(ce);
 }
@@ -177,19 +177,25 @@ static int build(ocl *ce)
     return 0;
 }
 
-/* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N" (any of
- * them, for benchmarks), overrides the defaults. GPUs: a work-item per
- * element, and chunks of half the samples of CPUs' per work-item: the
+/* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1"
+ * (any of them, for benchmarks), overrides the defaults. GPUs: a work-item
+ * per element, and chunks of half the samples of CPUs' per work-item: the
  * search's batches hold a few calls, so the more work-groups a call makes,
  * the more of a GPU's cores it keeps busy (docs/results/wavefront-2026-11-23.md,
  * "Overlap"); CPUs (PoCL runs a group as loops over its work-items): few
- * work-items, each a SIMD vector of elements. */
+ * work-items, each a SIMD vector of elements. spin: how long a waiting
+ * thread spins before it sleeps (default SPIN_S where every host thread has
+ * a core, else none). poll: the thread that waits for a batch polls its
+ * last command's status rather than sleeping in clFinish (default on GPUs,
+ * whose batches end within tens of microseconds). */
 static void tune(ocl *ce, int gpu, const char *env)
 {
     ce->wg = gpu ? 128 : 8;
     ce->vec = gpu ? 1 : 16;
     ce->kt = gpu ? 128 : 256;
     ce->nbatches = DEFAULT_BATCHES;
+    ce->spin_us = -1;
+    ce->poll = gpu;
     while (env && *env) {
         int v = 0, used = 0;
         if (sscanf(env, "wg=%d%n", &v, &used) == 1 && v >= 1 && v <= 1024 && !(v & (v - 1)))
@@ -200,6 +206,10 @@ static void tune(ocl *ce, int gpu, const char *env)
             ce->kt = v;
         else if (sscanf(env, "batches=%d%n", &v, &used) == 1 && v >= 1 && v <= MAX_BATCHES)
             ce->nbatches = v;
+        else if (sscanf(env, "spin=%d%n", &v, &used) == 1 && v >= 0 && v <= 10000)
+            ce->spin_us = v;
+        else if (sscanf(env, "poll=%d%n", &v, &used) == 1 && v >= 0 && v <= 1)
+            ce->poll = v;
         env = strchr(env, ',');
         env = env ? env + 1 : NULL;
     }
@@ -212,7 +222,6 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
         return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     *state = NULL;
     pthread_mutex_init(&ce->lock, NULL);
-    pthread_cond_init(&ce->cv, NULL);
     pthread_mutex_init(&ce->fail_lock, NULL);
     atomic_init(&ce->failed, 0);
     ce->verbose = cfg->verbose;
@@ -274,7 +283,7 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
                                                                        : ce->threads;
     /* Spin only where every host thread may have a core of its own. */
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ce->spin_s = gpu && ce->threads <= cores ? SPIN_S : 0;
+    ce->spin_s = ce->spin_us >= 0 ? ce->spin_us * 1e-6 : gpu && ce->threads <= cores ? SPIN_S : 0;
     ce->batches = calloc((size_t)ce->nbatches, sizeof(batch));
     if (!ce->batches) {
         err = MMP_ENOMEM;

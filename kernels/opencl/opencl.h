@@ -126,12 +126,20 @@ typedef struct prof {
 } prof;
 
 /* One match() call waiting for its batch. */
+/* A thread asleep in the engine until another pokes it (batch.c). */
+typedef struct waiter {
+    pthread_cond_t cv;
+    _Atomic int poked;
+    struct waiter *prev, *next; /* in ocl.sleepers */
+} waiter;
+
 typedef struct request {
     const int32_t *orig, *pred;
     const uint8_t *real;
     int nmodes, lh, lw;
     mmp_match *out;
     int done, err;
+    waiter *sleeper; /* the thread that waits for it, while asleep */
     struct request *next;
 } request;
 
@@ -146,6 +154,7 @@ typedef struct batch {
     request **req;
     int nreq;
     int err;                        /* of the launch */
+    cl_event done;                  /* the read of the results, when polled */
     long out_len;                   /* results read back */
     prof pf;
     double host_s, work, bytes_up, bytes_down;
@@ -163,7 +172,7 @@ typedef struct ocl {
     int nbatches;
     int threads;  /* host threads that may call match() at once: requests per batch */
     pthread_mutex_t lock;
-    pthread_cond_t cv;         /* a batch ended */
+    waiter *sleepers;          /* threads asleep in wait() or match(), newest first */
     request *head, *tail;      /* waiting for a batch */
     request *spare;            /* for submit(): free, linked by next */
     int nfree;
@@ -171,8 +180,9 @@ typedef struct ocl {
     batch *running[MAX_BATCHES]; /* launched, oldest first */
     int nrunning;
     int completing;              /* a thread waits for running[0]'s results */
-    _Atomic unsigned epoch;      /* counts the broadcasts of cv */
     double spin_s;               /* a waiting thread spins this long, then sleeps */
+    int spin_us;                 /* the tune string's spin (-1: none) */
+    int poll;                    /* 1: wait for a batch by polling its last command */
     pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
