@@ -6,9 +6,10 @@
  * splits run as OpenMP tasks beside the leaf; and a pool of working memory,
  * so that concurrent leaf evaluations never share any. What is decided
  * never depends on this schedule (mmp/search.c). A thread that waits for a
- * split another thread runs helps the engine if it can (help), else spins
- * a while and then sleeps, so that an engine may have many more threads
- * than cores (opencl's mostly wait for the device).
+ * split another thread runs helps the engine if it can (help), else spins,
+ * and sleeps after a while if the threads outnumber the cores, so that an
+ * engine may have many more threads than cores (opencl's mostly wait for
+ * the device).
  */
 #ifndef MMP_MMP_SEARCH_SCHED_H
 #define MMP_MMP_SEARCH_SCHED_H
@@ -21,6 +22,7 @@
 typedef struct mmp_sched {
     int threads;       /* > 1: the options run as OpenMP tasks on that many threads */
     int task_min_area; /* of a node whose splits run as tasks */
+    int oversubscribed; /* more threads than cores */
     const mmp_engine_ops *eng;
     void *es;
 } mmp_sched;
