@@ -7,9 +7,10 @@
 #                                        and make check-sanitize need neither)
 set -eu
 
-PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd"
+# netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
+PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd netpbm"
 FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
-EXTRA="netpbm libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
+EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0
 for arg in "$@"; do
