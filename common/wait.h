@@ -3,6 +3,15 @@
 #define MMP_COMMON_WAIT_H
 
 #include <sched.h>
+#include <unistd.h>
+
+/* Whether `threads` threads may each have a core to spin on: where they
+ * outnumber the cores, a waiting thread should sleep, not spin or yield. */
+static inline int mmp_may_spin(int threads)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores <= 0 || threads <= cores;
+}
 
 /* One step of a wait for another thread: a pause for the first spins
  * (i counts them), then yields the core. */

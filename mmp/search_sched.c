@@ -11,7 +11,6 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/scales.h"
@@ -38,8 +37,7 @@ void mmp_sched_init(mmp_sched *sc, const mmp_engine_ops *eng, void *es)
     sc->threads = 1;
 #endif
     sc->task_min_area = eng->task_min_area > 0 ? eng->task_min_area : TASK_MIN_AREA;
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    sc->oversubscribed = cores > 0 && sc->threads > cores;
+    sc->oversubscribed = !mmp_may_spin(sc->threads);
 }
 
 void mmp_sched_step(const mmp_sched *sc, int workers, void (*fn)(void *, int), void *arg)
@@ -61,7 +59,8 @@ void mmp_sched_step(const mmp_sched *sc, int workers, void (*fn)(void *, int), v
 }
 
 /* The splits of one node: their states (0 waiting, 1 running, 2 done) and
- * what the node's thread sleeps on, if it must wait long. */
+ * what the node's thread sleeps on, if it must wait long (set up only
+ * then, before sleeping is set: most nodes never need it). */
 typedef struct node_wait {
     _Atomic int st[3];
     _Atomic int sleeping;
@@ -115,8 +114,6 @@ void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
     atomic_init(&nw.st[MMP_FLAG_SPLIT_H], o->can_h ? 0 : 2);
     atomic_init(&nw.st[MMP_FLAG_SPLIT_V], 0);
     atomic_init(&nw.sleeping, 0);
-    pthread_mutex_init(&nw.lock, NULL);
-    pthread_cond_init(&nw.cv, NULL);
     node_wait *pw = &nw;
     const int both = sc->threads >= BOTH_TASKS_THREADS && o->can_h;
 #pragma omp taskgroup
@@ -137,6 +134,10 @@ void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
                 mmp_wait_step(i);
                 continue;
             }
+            if (!atomic_load(&pw->sleeping)) {
+                pthread_mutex_init(&pw->lock, NULL);
+                pthread_cond_init(&pw->cv, NULL);
+            }
             pthread_mutex_lock(&pw->lock);
             atomic_store(&pw->sleeping, 1);
             while (!splits_done(pw))
@@ -146,8 +147,10 @@ void mmp_sched_options(const mmp_sched *sc, const mmp_options *o)
     }
     /* Other threads touch nw only inside the tasks, which the taskgroup
      * has waited for. */
-    pthread_cond_destroy(&nw.cv);
-    pthread_mutex_destroy(&nw.lock);
+    if (atomic_load(&nw.sleeping)) {
+        pthread_cond_destroy(&nw.cv);
+        pthread_mutex_destroy(&nw.lock);
+    }
 }
 
 int mmp_pool_init(mmp_pool *p, size_t size, int initial, int cap)

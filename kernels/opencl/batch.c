@@ -222,11 +222,13 @@ static int launch_batch(ocl *ce, batch *b)
         done = *ev;
         clRetainEvent(done);
     }
-    b->done = done;
     if ((e = clFlush(b->q)) != CL_SUCCESS) {
+        if (done)
+            clReleaseEvent(done);
         clFinish(b->q);
         return ocl_fail(ce, e, "clFlush");
     }
+    b->done = done;
     b->out_len = out_at;
     b->wide_runs += wide;
     b->work += work;

@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/timing.h"
+#include "common/wait.h"
 #include "kernels/opencl/opencl.h"
 
 /* Generated from kernels/opencl/layout.h and the .cl files by the Makefile. */
@@ -282,8 +282,7 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
     ce->threads = ce->threads < 1 ? 1 : ce->threads > MAX_HOST_THREADS ? MAX_HOST_THREADS
                                                                        : ce->threads;
     /* Spin only where every host thread may have a core of its own. */
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ce->spin_s = ce->spin_us >= 0 ? ce->spin_us * 1e-6 : gpu && ce->threads <= cores ? SPIN_S : 0;
+    ce->spin_s = ce->spin_us >= 0 ? ce->spin_us * 1e-6 : gpu && mmp_may_spin(ce->threads) ? SPIN_S : 0;
     ce->batches = calloc((size_t)ce->nbatches, sizeof(batch));
     if (!ce->batches) {
         err = MMP_ENOMEM;

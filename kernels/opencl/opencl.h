@@ -125,7 +125,6 @@ typedef struct prof {
     size_t nspan, span_cap;
 } prof;
 
-/* One match() call waiting for its batch. */
 /* A thread asleep in the engine until another pokes it (batch.c). */
 typedef struct waiter {
     pthread_cond_t cv;
@@ -133,6 +132,7 @@ typedef struct waiter {
     struct waiter *prev, *next; /* in ocl.sleepers */
 } waiter;
 
+/* One match() call waiting for its batch. */
 typedef struct request {
     const int32_t *orig, *pred;
     const uint8_t *real;
