@@ -61,7 +61,7 @@ KERN_SRC += $(wildcard kernels/opencl/*.c)
 KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
 endif
 # Encoder-only code: the encoder, the search, the engines.
-ENC_SRC = mmp/encoder.c mmp/engines.c $(wildcard mmp/search*.c) mmp/restore_fit.c $(KERN_SRC)
+ENC_SRC = mmp/encoder.c mmp/engine_start.c mmp/engines.c $(wildcard mmp/search*.c) mmp/restore_fit.c $(KERN_SRC)
 CLI_SRC = mmp/cli/cli.c mmp/cli/imagefile.c mmp/cli/pnm.c mmp/cli/png.c
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 

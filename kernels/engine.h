@@ -124,6 +124,10 @@ typedef struct mmp_engine_ops {
      * node whose splits run as tasks (0: the search's default). An engine
      * whose calls mostly wait for a device wants every option in flight. */
     int task_min_area;
+    /* 1 when create() takes long (opencl: loading the platforms, a context
+     * and the kernels): the encoder may search on a CPU engine meanwhile
+     * (mmp/engine_start.h). */
+    int slow_start;
 } mmp_engine_ops;
 
 /* Nodes of the residual tree of a 2^lh x 2^lw block: (2^(lh+1)-1)(2^(lw+1)-1). */

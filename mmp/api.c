@@ -33,6 +33,7 @@ void mmp_default_settings(mmp_settings *s)
     s->dct = 1;
     s->max_error = -1;
     s->residual = MMP_RESIDUAL_AUTO;
+    s->head_start = -1;
 }
 
 int mmp_image_channels(const mmp_image *img)

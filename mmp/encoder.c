@@ -16,13 +16,13 @@
 #include "mmp/mmp.h"
 #include "mmp/order.h"
 #include "mmp/refine.h"
+#include "mmp/engine_start.h"
 #include "mmp/restore_fit.h"
 #include "mmp/search.h"
 #include "mmp/search_tx.h"
 #include "mmp/syntax.h"
 
 /* Most engines -e auto may try one after another. */
-#define MAX_ENGINES 16
 
 /* One encode: what its planes and steps share. */
 typedef struct encoder {
@@ -45,9 +45,9 @@ typedef struct encoder {
     mmp_block *blk;  /* one block's syntax */
     mmp_search *search;
     /* For all of them. */
-    const mmp_engine_ops *eng;
-    void *es;
+    mmp_engines engines;
     int threads;     /* the engine's concurrency, for the dictionary updates */
+    long steps_done; /* of every plane */
     mmp_rc_enc rc;
     double search_s, code_s;
     long blocks_done, blocks_total;
@@ -283,49 +283,27 @@ static void tear_down_plane(encoder *e)
     mmp_order_free(&e->order);
 }
 
-/*
- * The engine the settings name, or with "auto" the first of the registry's
- * preferences that starts: a later one after a warning, since the CPU
- * engines always can.
- */
+static int engine_threads(const encoder *e)
+{
+    const mmp_engine_ops *eng = e->engines.eng;
+    return eng->concurrency ? eng->concurrency(e->engines.es) : 1;
+}
+
+/* The engines (mmp/engine_start.h); the dictionary updates use as many
+ * threads as the search. */
 static int start_engine(encoder *e)
 {
-    const mmp_settings *st = e->st;
-    const mmp_engine_config cfg = {.threads = st->threads,
-                                   .verbose = st->verbose,
-                                   .device = st->device,
-                                   .tune = st->engine_tune,
-                                   .log = e->log};
-    const char *name = st->engine ? st->engine : "auto";
-    const mmp_engine_ops *cand[MAX_ENGINES];
-    int n = 1;
-    if (strcmp(name, "auto") == 0)
-        n = mmp_engine_auto_order(&cfg, cand, MAX_ENGINES);
-    else
-        cand[0] = mmp_engine_find(name);
-    char why[512] = "";
-    int err = MMP_EENGINE;
-    for (int i = 0; i < n; i++) {
-        err = cand[i]->create(&e->es, &cfg, why, sizeof why);
-        if (!err) {
-            e->eng = cand[i];
-            /* The dictionary updates use as many threads as the search. */
-            e->threads = e->eng->concurrency ? e->eng->concurrency(e->es) : 1;
-            return 0;
-        }
-        e->es = NULL;
-        if (i + 1 < n)
-            mmp_log(&e->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
-                    cand[i]->name, why, cand[i + 1]->name);
-    }
-    return mmp_error(e->errbuf, e->errlen, err, "cannot start the %s engine: %s",
-                     n ? cand[n - 1]->name : name, why[0] ? why : mmp_strerror(err));
+    int err = mmp_engines_start(&e->engines, e->st, &e->log, e->errbuf, e->errlen);
+    if (!err)
+        e->threads = engine_threads(e);
+    return err;
 }
 
 /* The reason for an engine failure, as precise as the engine can say. */
 static const char *engine_reason(const encoder *e, int err)
 {
-    const char *why = e->eng->last_error ? e->eng->last_error(e->es) : NULL;
+    const mmp_engine_ops *eng = e->engines.eng;
+    const char *why = eng->last_error ? eng->last_error(e->engines.es) : NULL;
     return why ? why : mmp_strerror(err);
 }
 
@@ -423,6 +401,15 @@ static int restore_plane(encoder *e, int p)
     return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
 }
 
+/* The search of plane p on the engine of the moment. */
+static int make_search(encoder *e, int p)
+{
+    const int err = mmp_search_create(&e->search, &e->c, e->orig, e->engines.eng,
+                                      e->engines.es, plane_lambda_q8(e, p), e->st->speed,
+                                      &e->log, e->st->verbose);
+    return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
+}
+
 /* Plane p through the MMP machinery, step by step. */
 static int encode_plane(encoder *e, int p)
 {
@@ -433,15 +420,22 @@ static int encode_plane(encoder *e, int p)
         mmp_rc_encode(&e->rc, (uint32_t)qi, 1, 256);
         mmp_codec_set_transform(&e->c, qi);
     }
-    if (!err && (err = mmp_search_create(&e->search, &e->c, e->orig, e->eng, e->es,
-                                         plane_lambda_q8(e, p), e->st->speed, &e->log,
-                                         e->st->verbose)))
-        mmp_error(e->errbuf, e->errlen, err, "out of memory");
+    if (!err)
+        err = make_search(e, p);
     for (int t = 0; t < e->order.nsteps && !err; t++) {
         err = encode_step(e, t);
         e->blocks_done += e->order.first[t + 1] - e->order.first[t];
+        e->steps_done++;
         if (!err && e->st->progress)
             e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->blocks_total);
+        /* A slow engine that has started takes over here (a head start). */
+        if (!err && t + 1 < e->order.nsteps &&
+            (err = mmp_engines_step(&e->engines, e->steps_done, e->errbuf, e->errlen)) == 1) {
+            mmp_search_destroy(e->search);
+            e->search = NULL;
+            e->threads = e->c.threads = engine_threads(e);
+            err = make_search(e, p);
+        }
     }
     if (!err && e->st->verbose) {
         static const char *const name[MMP_NUM_MODES] = {"V",  "H",  "DC", "DDL", "DDR", "VR",
@@ -541,8 +535,7 @@ static int copy_recon(encoder *e, mmp_image *recon)
 static void tear_down(encoder *e)
 {
     tear_down_plane(e);
-    if (e->es)
-        e->eng->destroy(e->es);
+    mmp_engines_stop(&e->engines);
     mmp_rc_enc_free(&e->rc);
     for (int p = 0; p < MMP_MAX_PLANES; p++) {
         free(e->in[p]);
@@ -569,6 +562,8 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     if (!err)
         err = encode_planes(&e);
     if (!err)
+        err = mmp_engines_finish(&e.engines, errbuf, errlen);
+    if (!err)
         err = finish_file(&e, out, outlen);
     if (!err && recon && (err = copy_recon(&e, recon))) {
         free(*out);
@@ -581,7 +576,8 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         stats->dict_elements = e.dict_elements;
         stats->search_seconds = e.search_s;
         stats->code_seconds = e.code_s;
-        stats->engine = e.eng->name;
+        stats->engine = e.engines.eng->name;
+        stats->head_steps = e.engines.head_steps;
         stats->planes = e.lay.nplanes;
         for (int p = 0; p < e.lay.nplanes; p++)
             stats->plane_psnr[p] = e.psnr[p];

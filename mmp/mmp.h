@@ -150,6 +150,12 @@ typedef struct mmp_settings {
                              * else the first device */
     const char *engine_tune;/* engine-specific overrides for benchmarks (opencl:
                              * "wg=N,vec=N,kt=N,batches=N"); NULL (default): none */
+    int head_start;         /* an engine slow to start (opencl) starts on a thread of its
+                             * own while a CPU engine (omp, else seq) searches the first
+                             * steps: -1 (default) it takes over at the first step
+                             * boundary after it is ready; N > 0 after exactly N steps
+                             * (it is waited for there); 0: no head start, the engine
+                             * searches every step. The same bytes in every case */
     int verbose;            /* 1: figures of the engines at MMP_LOG_INFO (default 0) */
     mmp_log_fn log;         /* messages (default NULL: dropped) */
     void *log_opaque;
@@ -180,7 +186,9 @@ typedef struct mmp_enc_stats {
     double code_seconds;     /* of which coding and dictionary updates */
     uint64_t blocks;
     uint64_t dict_elements;  /* summed over scales at the end */
-    const char *engine;      /* the engine that ran (static string) */
+    const char *engine;      /* the engine that ran (static string), last if several */
+    long head_steps;         /* steps searched by a CPU engine before `engine`
+                              * took over (mmp_settings.head_start), or 0 */
     int planes;              /* coded planes: grey or Y, Cb/Co, Cr/Cg, then alpha */
     double plane_psnr[4];    /* PSNR of each coded plane against the encoder's own
                               * planes of the input, at the plane's sample range */

@@ -236,6 +236,7 @@ static void roundtrip(int w, int h, int channels, int maxval, int transform, int
         if (!mmp_engine_exists(engines[k]))
             continue;
         st.engine = engines[k];
+        st.head_start = 0; /* the engine named searches every step */
         uint8_t *b2 = NULL;
         size_t l2 = 0;
         err = mmp_encode(&st, &img, &b2, &l2, NULL, NULL, why, sizeof why);
@@ -474,6 +475,7 @@ static int tune(int argc, char **argv)
         *strchr(engine, ':') = 0;
     }
     st.engine = engine;
+    st.head_start = 0; /* the engine named searches every step */
     for (int f = 8; f < argc; f++) {
         FILE *in = fopen(argv[f], "rb");
         if (!in) {

@@ -17,6 +17,11 @@
  *    96x96 camera crop on 40 host threads, more than the cores, so that
  *    waiting threads sleep and wake one another (a lost wake-up hangs:
  *    an alarm fails the program instead).
+ * 3. The head start (mmp/engine_start.h): a CPU engine searches the first
+ *    steps, opencl the rest, after a fixed number of steps (in a grey
+ *    image, and in the second plane of a colour one), after none (the
+ *    image ends first) and when opencl is ready: seq's bytes every time,
+ *    and the stats say which engine searched and how many steps before.
  *
  * (tests/test_engines.c also compares opencl with seq, as one engine of the
  * registry among others; the tests here are the opencl engine's own.)
@@ -368,6 +373,70 @@ static void test_many_host_threads(void **state)
     mmp_image_free(&c);
 }
 
+/* ------------------------------------------------------------ head start */
+
+/* img encoded with opencl after `head` steps on a CPU engine (-1: when
+ * opencl is ready): seq's bytes, and the stats' engine and steps. */
+static void head_start_case(const char *what, const mmp_image *img, int head, const uint8_t *ref,
+                            size_t reflen, const char *engine, long head_steps)
+{
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "opencl";
+    s.threads = 5;
+    s.dict_cap = E2E_DICT;
+    s.head_start = head;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    mmp_enc_stats st;
+    char err[256] = "";
+    if (mmp_encode(&s, img, &buf, &len, NULL, &st, err, sizeof err))
+        fail_msg("%s, head start %d: %s", what, head, err);
+    char who[64];
+    snprintf(who, sizeof who, "opencl after a head start of %d", head);
+    assert_same_bytes(what, s.lambda, who, ref, reflen, buf, len);
+    free(buf);
+    print_message("%s, head start %d: engine %s, %ld steps on a CPU engine first\n", what, head,
+                  st.engine, st.head_steps);
+    if (engine) {
+        assert_string_equal(st.engine, engine);
+        assert_int_equal(st.head_steps, head_steps);
+    }
+}
+
+static void test_head_start(void **state)
+{
+    (void)state;
+    NEED_DEVICE();
+    /* 64 x 48: 4 x 3 blocks, 8 wavefront steps. */
+    mmp_image g = {0}, c = {0};
+    assert_int_equal(load_crop("camera", 200, 100, 64, 48, &g), 0);
+    uint8_t *ref = NULL;
+    size_t reflen = 0;
+    encode_or_fail(&g, 10, E2E_DICT, MMP_ORDER_WAVEFRONT, "seq", 1, &ref, &reflen);
+    const char *cpu = mmp_engine_exists("omp") ? "omp" : "seq";
+    head_start_case("camera 64x48", &g, 3, ref, reflen, "opencl", 3);
+    head_start_case("camera 64x48", &g, 1, ref, reflen, "opencl", 1);
+    head_start_case("camera 64x48", &g, 8, ref, reflen, cpu, 0);
+    head_start_case("camera 64x48", &g, 1000, ref, reflen, cpu, 0);
+    head_start_case("camera 64x48", &g, -1, ref, reflen, NULL, 0);
+    free(ref);
+
+    /* RGB from the camera crop, three planes of 8 steps each (4:4:4): the
+     * move in the middle of the second plane. */
+    assert_int_equal(mmp_image_alloc_channels(&c, 64, 48, 3, 255), 0);
+    for (int i = 0; i < 64 * 48; i++) {
+        c.pix[3 * i] = g.pix[i];
+        c.pix[3 * i + 1] = g.pix[(64 * 48 - 1) - i];
+        c.pix[3 * i + 2] = (uint16_t)(255 - g.pix[i] / 2);
+    }
+    encode_or_fail(&c, 10, E2E_DICT, MMP_ORDER_WAVEFRONT, "seq", 1, &ref, &reflen);
+    head_start_case("RGB 64x48", &c, 11, ref, reflen, "opencl", 11);
+    free(ref);
+    mmp_image_free(&c);
+    mmp_image_free(&g);
+}
+
 /* A lost wake-up in the engine leaves every thread asleep: the alarm ends
  * the program (and fails it) rather than letting it hang. */
 #define HANG_SECONDS 900
@@ -388,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_images_same_bytes),
         cmocka_unit_test(test_16bit_same_bytes),
         cmocka_unit_test(test_many_host_threads),
+        cmocka_unit_test(test_head_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

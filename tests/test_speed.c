@@ -37,6 +37,7 @@ static void encode_speed(const mmp_image *img, double lambda, int speed, int ord
     s.order = order;
     s.engine = engine;
     s.threads = threads;
+    s.head_start = 0; /* the engine named searches every step */
     if (speed >= 0)
         s.speed = speed;
     encode_settings_or_fail(&s, img, buf, len, recon);

@@ -311,6 +311,7 @@ static void dct_settings(mmp_settings *s, double lambda, const char *engine, int
     s->lambda = lambda;
     s->engine = engine;
     s->threads = threads;
+    s->head_start = 0; /* the engine named searches every step */
     s->dct = dct;
 }
 

@@ -332,6 +332,7 @@ static inline void encode_or_fail(const mmp_image *img, double lambda, int dict_
     s.lambda = lambda;
     s.engine = engine;
     s.threads = threads;
+    s.head_start = 0; /* the engine named searches every step */
     if (dict_cap)
         s.dict_cap = dict_cap;
     encode_settings_or_fail(&s, img, buf, len, NULL);

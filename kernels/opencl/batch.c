@@ -118,25 +118,11 @@ static int launch_batch(ocl *ce, batch *b)
     double work = 0;
     for (int r = 0; r < b->nreq; r++) {
         const request *rq = b->req[r];
-        const int lh = rq->lh, lw = rq->lw, nmodes = rq->nmodes;
+        const int lh = rq->lh, lw = rq->lw, nmodes = rq->nmodes, masked = rq->masked;
         const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
-        /* Residuals before clipping, and the largest of them. */
-        int32_t *res = b->in_host + at;
-        int64_t maxr = 0;
-        for (int m = 0; m < nmodes; m++)
-            for (int i = 0; i < area; i++) {
-                const int64_t v = (int64_t)rq->orig[i] - rq->pred[(long)m * area + i];
-                res[m * area + i] = (int32_t)v;
-                maxr = v > maxr ? v : -v > maxr ? -v : maxr;
-            }
-        int masked = 0;
-        if (rq->real)
-            for (int i = 0; i < area; i++) {
-                res[nmodes * area + i] = rq->real[i] ? -1 : 0;
-                masked |= !rq->real[i];
-            }
+        memcpy(b->in_host + at, rq->res, sizeof(int32_t) * rq->nres);
         /* 32-bit sums when no node can exceed 2^32 - 1. */
-        const int64_t bound = maxr + ce->maxe;
+        const int64_t bound = rq->maxr + ce->maxe;
         wide |= !(bound <= 65535 && (uint64_t)(bound * bound) * area <= UINT32_MAX);
         const int direct = ce->direct[lh][lw], ngroups = ce->ngroups[lh][lw];
         int32_t *tr = tab + (size_t)r * REQ_INTS;
@@ -159,7 +145,7 @@ static int launch_batch(ocl *ce, batch *b)
             red += (long)nmodes * count;
         }
         out_at += (long)nmodes * count;
-        at += (size_t)(nmodes + masked) * area;
+        at += (size_t)rq->nres;
         if (ce->verbose) {
             long n = 0;
             for (int a = 0; a <= lh; a++)
@@ -170,6 +156,7 @@ static int launch_batch(ocl *ce, batch *b)
     }
 
     cl_int e;
+    const double t_api = mmp_now_seconds();
     cl_event *ev = ocl_event_for(ce, &b->pf, b->q, P_RES);
     e = clEnqueueWriteBuffer(b->q, b->in, CL_FALSE, 0, sizeof(int32_t) * at, b->in_host, 0, NULL,
                              ev);
@@ -233,7 +220,10 @@ static int launch_batch(ocl *ce, batch *b)
     b->wide_runs += wide;
     b->work += work;
     b->bytes_up += sizeof(int32_t) * at;
-    b->host_s += mmp_now_seconds() - t0;
+    const double t1 = mmp_now_seconds();
+    b->host_s += t1 - t0;
+    b->launch_s += t1 - t0;
+    b->api_s += t1 - t_api;
     return 0;
 }
 
@@ -259,6 +249,8 @@ static int finish_batch(ocl *ce, batch *b)
         e = clFinish(b->q);
     if (e != CL_SUCCESS)
         return ocl_fail(ce, e, "clFinish");
+    const double t1 = mmp_now_seconds();
+    b->wait_s += t1 - t0;
     const int32_t *tab = b->in_host;
     for (int r = 0; r < b->nreq; r++) {
         const request *rq = b->req[r];
@@ -274,7 +266,9 @@ static int finish_batch(ocl *ce, batch *b)
     b->runs++;
     b->calls += b->nreq;
     b->bytes_down += sizeof(mmp_match) * b->out_len;
-    b->host_s += mmp_now_seconds() - t0;
+    const double t2 = mmp_now_seconds();
+    b->host_s += t2 - t0;
+    b->hand_s += t2 - t1;
     return 0;
 }
 
@@ -318,6 +312,10 @@ static int launch_waiting(ocl *ce)
     }
     if (!ce->head)
         ce->tail = NULL;
+    if (ce->verbose && ce->idle_since > 0) {
+        ce->idle_s += mmp_now_seconds() - ce->idle_since;
+        ce->idle_since = 0;
+    }
     pthread_mutex_unlock(&ce->lock);
     b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
     pthread_mutex_lock(&ce->lock);
@@ -366,6 +364,8 @@ static void serve(ocl *ce, request *rq)
             memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
             ce->free_list[ce->nfree++] = (int)(b - ce->batches);
             ce->completing = 0;
+            if (ce->verbose && !ce->nrunning && !ce->head)
+                ce->idle_since = mmp_now_seconds();
             continue;
         }
         /* Nothing to do: sleep until poked. */
@@ -394,6 +394,29 @@ static void serve(ocl *ce, request *rq)
     hand_off(ce);
 }
 
+/* The residuals of rq before clipping, the largest of them, and the mask
+ * if a pixel is not real (request.res). */
+static void prepare(request *rq)
+{
+    const int area = 1 << (rq->lh + rq->lw), nmodes = rq->nmodes;
+    int64_t maxr = 0;
+    for (int m = 0; m < nmodes; m++)
+        for (int i = 0; i < area; i++) {
+            const int64_t v = (int64_t)rq->orig[i] - rq->pred[(long)m * area + i];
+            rq->res[m * area + i] = (int32_t)v;
+            maxr = v > maxr ? v : -v > maxr ? -v : maxr;
+        }
+    int masked = 0;
+    if (rq->real)
+        for (int i = 0; i < area; i++) {
+            rq->res[nmodes * area + i] = rq->real[i] ? -1 : 0;
+            masked |= !rq->real[i];
+        }
+    rq->maxr = maxr;
+    rq->masked = masked;
+    rq->nres = (nmodes + masked) * area;
+}
+
 /* Puts rq at the end of the queue and launches a batch if one is free;
  * with `away` set, the caller does not serve at once, so a sleeper is
  * woken to wait for a batch launched here. */
@@ -404,6 +427,7 @@ static int enqueue(ocl *ce, request *rq, int away)
     if (rq->nmodes < 1 || rq->nmodes > MAXM || rq->lh < 0 || rq->lh > MMP_LOG2B || rq->lw < 0 ||
         rq->lw > MMP_LOG2B || !ce->cap)
         return MMP_EINVAL;
+    prepare(rq);
     pthread_mutex_lock(&ce->lock);
     if (ce->tail)
         ce->tail->next = rq;
@@ -437,8 +461,18 @@ int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, con
     pthread_mutex_unlock(&ce->lock);
     if (!rq && !(rq = malloc(sizeof *rq)))
         return MMP_ENOMEM;
-    *rq = (request){.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh,
-                    .lw = lw, .out = out};
+    /* Field by field: the whole request, its residuals' room included,
+     * is large. */
+    rq->orig = orig;
+    rq->pred = pred;
+    rq->real = real;
+    rq->nmodes = nmodes;
+    rq->lh = lh;
+    rq->lw = lw;
+    rq->out = out;
+    rq->done = rq->err = 0;
+    rq->sleeper = NULL;
+    rq->next = NULL;
     const int err = enqueue(ce, rq, 1);
     if (err) {
         pthread_mutex_lock(&ce->lock);

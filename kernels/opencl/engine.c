@@ -334,5 +334,6 @@ const mmp_engine_ops mmp_engine_opencl = {
     /* Every split as a task: the more calls wait at once, the larger the
      * batches. */
     .task_min_area = 2 * (1 << (2 * MMP_LOG2_PMIN)),
+    .slow_start = 1,
 };
 

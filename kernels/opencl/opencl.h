@@ -138,6 +138,13 @@ typedef struct request {
     const uint8_t *real;
     int nmodes, lh, lw;
     mmp_match *out;
+    /* What the batch's input takes of it, made by the calling thread (not
+     * by the one that launches the batch, which the device waits for):
+     * the residuals before clipping of each mode, then the mask if any
+     * pixel is not real (-1 real, 0 not); the largest residual. */
+    int32_t res[(MAXM + 1) * LEAF_MAX];
+    int nres, masked;
+    int64_t maxr;
     int done, err;
     waiter *sleeper; /* the thread that waits for it, while asleep */
     struct request *next;
@@ -158,6 +165,9 @@ typedef struct batch {
     long out_len;                   /* results read back */
     prof pf;
     double host_s, work, bytes_up, bytes_down;
+    /* host_s in parts: launching (api_s of it in the OpenCL calls), waiting
+     * for the device, handing out */
+    double launch_s, api_s, wait_s, hand_s;
     long runs, calls, wide_runs, reduce_runs, hist[HIST];
 } batch;
 
@@ -207,6 +217,9 @@ typedef struct ocl {
     char name[256];
     prof pf; /* the main queue's */
     double host_begin_s, build_s;
+    /* No batch on the device, with none waiting to go (-v): since when
+     * (0: a batch is running), and how long in all. */
+    double idle_since, idle_s;
     long begins;
     double bytes_up;
 } ocl;

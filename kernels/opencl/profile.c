@@ -125,6 +125,7 @@ void ocl_report(ocl *ce)
     /* The batches' figures, summed. */
     prof all = ce->pf;
     double host_s = 0, work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
+    double launch_s = 0, api_s = 0, wait_s = 0, hand_s = 0;
     long runs = 0, calls = 0, wide_runs = 0, reduce_runs = 0, hist[HIST] = {0};
     for (int i = 0; i < ce->nbatches; i++) {
         batch *b = &ce->batches[i];
@@ -139,6 +140,10 @@ void ocl_report(ocl *ce)
         for (int k = 0; k < HIST; k++)
             hist[k] += b->hist[k];
         host_s += b->host_s;
+        launch_s += b->launch_s;
+        api_s += b->api_s;
+        wait_s += b->wait_s;
+        hand_s += b->hand_s;
         runs += b->runs;
         calls += b->calls;
         wide_runs += b->wide_runs;
@@ -158,6 +163,13 @@ void ocl_report(ocl *ce)
             ce->threads, ce->nbatches, ce->begins, ce->host_begin_s * 1e3, calls, runs,
             wide_runs, reduce_runs, host_s * 1e3, runs ? host_s * 1e6 / runs : 0.0,
             bytes_up / 1e6, bytes_down / 1e6, work, dev_ms > 0 ? work / dev_ms * 1e-6 : 0.0);
+    if (runs)
+        mmp_log(&ce->log, MMP_LOG_INFO,
+                "opencl: per batch, %.1f us to launch (%.1f us of it in OpenCL calls), %.1f us "
+                "waiting for the device, %.1f us handing out results; no batch running nor "
+                "waiting %.1f ms in all",
+                launch_s * 1e6 / runs, api_s * 1e6 / runs, wait_s * 1e6 / runs, hand_s * 1e6 / runs,
+                ce->idle_s * 1e3);
     char line[1024];
     size_t at = 0;
     for (int k = 0; k < HIST; k++)

@@ -56,13 +56,17 @@ static int usage(FILE *f)
             "                       the GPU through opencl when there is one, else omp on\n"
             "                       all cores; seq is the reference; all write the same bytes)\n"
             "  -t, --threads N      engine threads (omp) or host threads (opencl); 0 = all\n"
-            "                       cores for omp; for opencl 16 on a GPU, 4 on a CPU\n"
+            "                       cores for omp; for opencl 64 on a GPU, 4 on a CPU\n"
             "                       device (default 0)\n"
             "      --cl-device DEV  OpenCL device for -e opencl/auto: P:D indices or part of\n"
             "                       its name (default: $MMP_CL_DEVICE, else the first GPU);\n"
             "                       -e opencl fails when it matches no device, -e auto uses\n"
             "                       it only if it is a GPU (else a CPU engine, with a warning)\n"
             "      --list-devices   list the OpenCL devices and exit\n"
+            "      --head-start H   while opencl starts (a few tenths of a second), a CPU\n"
+            "                       engine searches the first steps: auto (default: until\n"
+            "                       opencl is ready), off, or a number of steps. The same\n"
+            "                       bytes in every case\n"
             "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
             "                       pixel a new pattern must exceed\n"
@@ -247,7 +251,8 @@ int main(int argc, char **argv)
 {
     enum { OPT_RECON = 256, OPT_STATS, OPT_VERSION, OPT_REDUND, OPT_CLDEV, OPT_LISTDEV, OPT_ORDER,
            OPT_COLOUR, OPT_CHROMA, OPT_CHROMA_LAMBDA, OPT_ALPHA, OPT_FILTER, OPT_BPP, OPT_PSNR,
-           OPT_BYTES, OPT_SPEED, OPT_LOSSLESS, OPT_MAX_ERROR, OPT_RESIDUAL, OPT_DCT };
+           OPT_BYTES, OPT_SPEED, OPT_LOSSLESS, OPT_MAX_ERROR, OPT_RESIDUAL, OPT_DCT,
+           OPT_HEAD_START };
     static const struct option longopts[] = {
         {"lambda", required_argument, 0, 'l'},   {"engine", required_argument, 0, 'e'},
         {"threads", required_argument, 0, 't'},  {"dict-size", required_argument, 0, 'd'},
@@ -261,6 +266,7 @@ int main(int argc, char **argv)
         {"alpha", required_argument, 0, OPT_ALPHA},
         {"filter", required_argument, 0, OPT_FILTER},
         {"dct", required_argument, 0, OPT_DCT},
+        {"head-start", required_argument, 0, OPT_HEAD_START},
         {"lossless", no_argument, 0, OPT_LOSSLESS},
         {"max-error", required_argument, 0, OPT_MAX_ERROR},
         {"residual", required_argument, 0, OPT_RESIDUAL},
@@ -417,6 +423,19 @@ int main(int argc, char **argv)
                 st.dct = 0;
             } else {
                 mmp_cli_error(prog, "unknown dct setting '%s' (on or off)", optarg);
+                return MMP_EXIT_USAGE;
+            }
+            break;
+        case OPT_HEAD_START:
+            if (!strcmp(optarg, "auto")) {
+                st.head_start = -1;
+            } else if (!strcmp(optarg, "off")) {
+                st.head_start = 0;
+            } else if (!parse_long(optarg, 1, 1L << 30, &v)) {
+                st.head_start = (int)v;
+            } else {
+                mmp_cli_error(prog, "invalid head start '%s' (auto, off or a number of steps)",
+                              optarg);
                 return MMP_EXIT_USAGE;
             }
             break;
@@ -596,9 +615,14 @@ int main(int argc, char **argv)
     } else {
         double bpp = 8.0 * outlen / ((double)img.width * img.height);
         double psnr = mmp_psnr(&img, &rec);
-        if (st.verbose)
-            fprintf(stderr, "%s: engine %s: search %.3f s, coding and dictionary updates %.3f s\n",
-                    prog, stats.engine, stats.search_seconds, stats.code_seconds);
+        if (st.verbose) {
+            char head[64] = "";
+            if (stats.head_steps)
+                snprintf(head, sizeof head, " (the first %ld steps on a CPU engine)",
+                         stats.head_steps);
+            fprintf(stderr, "%s: engine %s%s: search %.3f s, coding and dictionary updates %.3f s\n",
+                    prog, stats.engine, head, stats.search_seconds, stats.code_seconds);
+        }
         char planes[128] = "";
         for (int p = 0, at = 0; p < stats.planes && at < (int)sizeof planes; p++)
             at += snprintf(planes + at, sizeof planes - at, "%s%.4f", p ? "," : "",

@@ -1,0 +1,204 @@
+/*
+ * Starting and moving the engines of an encode (mmp/engine_start.h).
+ */
+#include "mmp/engine_start.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/timing.h"
+
+#define MAX_ENGINES 16
+
+/* The best engine by the probes' ranks among those that start at once
+ * (what -e auto falls back to without a slow one), or NULL. */
+static const mmp_engine_ops *quick_engine(const mmp_engine_config *cfg)
+{
+    const mmp_engine_ops *best = NULL;
+    int best_rank = -1;
+    for (int i = 0; i < mmp_engine_count(); i++) {
+        const mmp_engine_ops *o = mmp_engine_at(i);
+        if (o->slow_start)
+            continue;
+        const int r = o->probe ? o->probe(cfg) : 0;
+        if (r > best_rank) {
+            best_rank = r;
+            best = o;
+        }
+    }
+    return best;
+}
+
+static int any_slow(void)
+{
+    for (int i = 0; i < mmp_engine_count(); i++)
+        if (mmp_engine_at(i)->slow_start)
+            return 1;
+    return 0;
+}
+
+/* The settings' engine, or with "auto" the first of the preferences that
+ * starts: a later one after a warning, since the CPU engines always can. */
+static int start_now(mmp_engines *r, const char *name, char *errbuf, size_t errlen)
+{
+    const mmp_engine_ops *cand[MAX_ENGINES];
+    int n = 1;
+    if (strcmp(name, "auto") == 0)
+        n = mmp_engine_auto_order(&r->cfg, cand, MAX_ENGINES);
+    else
+        cand[0] = mmp_engine_find(name);
+    char why[512] = "";
+    int err = MMP_EENGINE;
+    for (int i = 0; i < n; i++) {
+        err = cand[i]->create(&r->es, &r->cfg, why, sizeof why);
+        if (!err) {
+            r->eng = cand[i];
+            return 0;
+        }
+        r->es = NULL;
+        if (i + 1 < n)
+            mmp_log(&r->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
+                    cand[i]->name, why, cand[i + 1]->name);
+    }
+    return mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s",
+                     n ? cand[n - 1]->name : name, why[0] ? why : mmp_strerror(err));
+}
+
+/* The starting thread: the slow engine named, or with "auto" the slow
+ * engines ranked above the head start's, the first that starts. */
+static void *start_slow(void *arg)
+{
+    mmp_engines *r = arg;
+    r->next_err = MMP_EENGINE;
+    if (r->named) {
+        const mmp_engine_ops *o = mmp_engine_find(r->name);
+        r->next_err = o->create(&r->next_es, &r->cfg, r->why, sizeof r->why);
+        if (!r->next_err)
+            r->next = o;
+    } else {
+        const mmp_engine_ops *cand[MAX_ENGINES];
+        const int n = mmp_engine_auto_order(&r->cfg, cand, MAX_ENGINES);
+        /* The first engine that starts at once is the head start's. */
+        for (int i = 0; i < n && cand[i]->slow_start; i++) {
+            char why[512] = "";
+            if (cand[i]->create(&r->next_es, &r->cfg, why, sizeof why) == 0) {
+                r->next = cand[i];
+                r->next_err = 0;
+                break;
+            }
+            r->next_es = NULL;
+            mmp_log(&r->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
+                    cand[i]->name, why,
+                    i + 1 < n && cand[i + 1]->slow_start ? cand[i + 1]->name : r->cpu->name);
+        }
+    }
+    atomic_store_explicit(&r->ready, 1, memory_order_release);
+    return NULL;
+}
+
+int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *log,
+                      char *errbuf, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    atomic_init(&r->ready, 0);
+    r->t0 = mmp_now_seconds();
+    r->log = *log;
+    r->verbose = st->verbose;
+    r->head_start = st->head_start;
+    r->name = st->engine ? st->engine : "auto";
+    r->cfg = (mmp_engine_config){.threads = st->threads,
+                                 .verbose = st->verbose,
+                                 .device = st->device,
+                                 .tune = st->engine_tune,
+                                 .log = *log};
+    const int is_auto = strcmp(r->name, "auto") == 0;
+    const mmp_engine_ops *named = is_auto ? NULL : mmp_engine_find(r->name);
+    if (r->head_start == 0 || (is_auto ? !any_slow() : !named || !named->slow_start))
+        return start_now(r, r->name, errbuf, errlen);
+
+    /* The head start: a CPU engine now (all the cores when the threads
+     * given are the slow engine's), the slow one on a thread of its own. */
+    r->named = !is_auto;
+    mmp_engine_config quick = r->cfg;
+    if (r->named)
+        quick.threads = 0;
+    char why[512];
+    r->cpu = quick_engine(&quick);
+    if (!r->cpu || r->cpu->create(&r->es, &quick, why, sizeof why)) {
+        r->es = NULL;
+        return start_now(r, r->name, errbuf, errlen);
+    }
+    r->eng = r->cpu;
+    r->starting = pthread_create(&r->thread, NULL, start_slow, r) == 0;
+    if (!r->starting) {
+        r->eng->destroy(r->es);
+        r->es = NULL;
+        r->eng = NULL;
+        return start_now(r, r->name, errbuf, errlen);
+    }
+    return 0;
+}
+
+/* Waits for the starting thread. */
+static void join(mmp_engines *r)
+{
+    pthread_join(r->thread, NULL);
+    r->starting = 0;
+}
+
+static int named_failed(mmp_engines *r, char *errbuf, size_t errlen)
+{
+    return mmp_error(errbuf, errlen, r->next_err, "cannot start the %s engine: %s", r->name,
+                     r->why[0] ? r->why : mmp_strerror(r->next_err));
+}
+
+int mmp_engines_step(mmp_engines *r, long steps, char *errbuf, size_t errlen)
+{
+    if (!r->starting)
+        return 0;
+    if (r->head_start > 0 ? steps < r->head_start
+                          : !atomic_load_explicit(&r->ready, memory_order_acquire))
+        return 0;
+    join(r);
+    if (r->next_err)
+        return r->named ? named_failed(r, errbuf, errlen) : 0;
+    if (r->verbose)
+        mmp_log(&r->log, MMP_LOG_INFO,
+                "head start: %ld steps on %s, the rest on %s (ready after %.3f s)", steps,
+                r->eng->name, r->next->name, mmp_now_seconds() - r->t0);
+    r->eng->destroy(r->es);
+    r->eng = r->next;
+    r->es = r->next_es;
+    r->next = NULL;
+    r->next_es = NULL;
+    r->head_steps = steps;
+    return 1;
+}
+
+int mmp_engines_finish(mmp_engines *r, char *errbuf, size_t errlen)
+{
+    if (!r->starting)
+        return 0;
+    join(r);
+    if (r->next_err)
+        return r->named ? named_failed(r, errbuf, errlen) : 0;
+    if (r->verbose)
+        mmp_log(&r->log, MMP_LOG_INFO, "head start: every step on %s; %s was ready after %.3f s",
+                r->eng->name, r->next->name, mmp_now_seconds() - r->t0);
+    r->next->destroy(r->next_es);
+    r->next = NULL;
+    r->next_es = NULL;
+    return 0;
+}
+
+void mmp_engines_stop(mmp_engines *r)
+{
+    if (r->starting)
+        join(r);
+    if (r->next_es)
+        r->next->destroy(r->next_es);
+    if (r->es)
+        r->eng->destroy(r->es);
+    r->next_es = r->es = NULL;
+}
