@@ -27,28 +27,54 @@ int mmp_tx_qi_for_lambda(int64_t lambda_q8)
     return (int)(qi < 1 ? 1 : qi > MMP_TX_MAX_QI ? MMP_TX_MAX_QI : qi);
 }
 
-/* F = T_h r T_w^T, exact: |r| < 2^17 gives |F| < 2^17 * 1440^2 < 2^39. */
-static void forward(const int32_t *r, int a, int b, int64_t *f)
+/*
+ * out[k * os] = sum over x < n of T[k * s][x] in[x * is], for k < n, where
+ * T is mmp_tx_matrix16 and s = 16 / n (the n-point matrix is every s-th row
+ * of the 16-point one, cut to n columns), by even and odd halves: row k of
+ * the n-point matrix is symmetric for even k and antisymmetric for odd k
+ * (T[k s][n - 1 - x] = (-1)^k T[k s][x]), so the odd rows need the
+ * differences in[x] - in[n - 1 - x] of the first half alone, and the even
+ * rows are the n / 2-point transform of the sums. The sums are those of the
+ * matrix product, exactly (integers), in fewer multiplications.
+ */
+static void forward_1d(const int64_t *in, int is, int n, int s, int64_t *out, int os)
 {
-    const int h = 1 << a, w = 1 << b, sh = 16 >> a, sw = 16 >> b;
-    int64_t g[MMP_B * MMP_B];
-    for (int y = 0; y < h; y++)
-        for (int l = 0; l < w; l++) {
-            const int8_t *t = mmp_tx_matrix16[l * sw];
-            int64_t acc = 0;
-            for (int x = 0; x < w; x++)
-                acc += (int64_t)r[y * w + x] * t[x];
-            g[y * w + l] = acc;
-        }
-    for (int k = 0; k < h; k++) {
-        const int8_t *t = mmp_tx_matrix16[k * sh];
-        for (int l = 0; l < w; l++) {
-            int64_t acc = 0;
-            for (int y = 0; y < h; y++)
-                acc += t[y] * g[y * w + l];
-            f[k * w + l] = acc;
-        }
+    if (n == 1) {
+        out[0] = mmp_tx_matrix16[0][0] * in[0];
+        return;
     }
+    const int h = n / 2;
+    int64_t e[MMP_B / 2], o[MMP_B / 2];
+    for (int x = 0; x < h; x++) {
+        e[x] = in[x * is] + in[(n - 1 - x) * is];
+        o[x] = in[x * is] - in[(n - 1 - x) * is];
+    }
+    for (int k = 1; k < n; k += 2) {
+        const int8_t *t = mmp_tx_matrix16[k * s];
+        int64_t acc = 0;
+        for (int x = 0; x < h; x++)
+            acc += t[x] * o[x];
+        out[k * os] = acc;
+    }
+    forward_1d(e, 1, h, 2 * s, out, 2 * os);
+}
+
+/* mmp_tx_forward of the residual orig - pred (pred NULL: orig). */
+static void forward(const int32_t *orig, const int32_t *pred, int a, int b, int64_t *f)
+{
+    const int h = 1 << a, w = 1 << b;
+    int64_t in[MMP_B * MMP_B], g[MMP_B * MMP_B];
+    for (int i = 0; i < h * w; i++)
+        in[i] = (int64_t)orig[i] - (pred ? pred[i] : 0);
+    for (int y = 0; y < h; y++)
+        forward_1d(in + y * w, 1, w, 16 >> b, g + y * w, 1);
+    for (int l = 0; l < w; l++)
+        forward_1d(g + l, w, h, 16 >> a, f + l, w);
+}
+
+void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f)
+{
+    forward(r, NULL, a, b, f);
 }
 
 /* Rate in 1/256 bit of magnitude |level| = v >= 1 at magnitude context mc,
@@ -170,11 +196,9 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
                            int32_t *res)
 {
     const int area = 1 << (a + b);
-    int32_t r[MMP_B * MMP_B], lv[MMP_B * MMP_B], rs[MMP_B * MMP_B];
+    int32_t lv[MMP_B * MMP_B], rs[MMP_B * MMP_B];
     int64_t f[MMP_B * MMP_B];
-    for (int i = 0; i < area; i++)
-        r[i] = orig[i] - pred[i];
-    forward(r, a, b, f);
+    forward(orig, pred, a, b, f);
     /* D = F / 2^(8 + floor((a + b) / 2)) in the units of the dequantised
      * value (mmp_tx_inverse), so level = F / den. */
     const int64_t den = mmp_tx_leaf_step(t->step_q4, a, b) << (8 + ((a + b) >> 1));

@@ -21,6 +21,12 @@ typedef struct mmp_tx_search {
                                * plain roundings too (a speed preset's pruning) */
 } mmp_tx_search;
 
+/* F = T_h r T_w^T for the 2^a x 2^b residual r (row-major; T the n-point
+ * matrices of mmp_tx_matrix16, 2 <= a, b <= 4), exactly: |r| < 2^17 gives
+ * |F| < 2^17 * 1440^2 < 2^39. The encoder's forward transform: it only
+ * proposes levels, which the search prices through the normative inverse. */
+void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f);
+
 /* The quantiser index for a plane searched at lambda_q8 (on the plane's
  * sample scale): a step of 3.9 * sqrt(lambda) (search_tx.c). */
 int mmp_tx_qi_for_lambda(int64_t lambda_q8);

@@ -2,6 +2,7 @@
  * The transform residual (docs/format.md 4.4, mmp/transform.h): the matrix
  * against the rule that defines it, the inverse transform against a naive
  * 128-bit re-implementation of the spec and against known answers, the
+ * encoder's forward transform against the matrix product, the
  * coefficient syntax round trip and its rate estimate, and whole files:
  * decoder output equal to the encoder's reconstruction on crops of every
  * image (8 and 16 bits), and the same bytes from seq and omp.
@@ -19,6 +20,7 @@
 #include "common/container.h"
 #include "common/rangecoder.h"
 #include "mmp/mmp.h"
+#include "mmp/search_tx.h"
 #include "mmp/transform.h"
 #include "util.h"
 
@@ -142,6 +144,41 @@ static void test_inverse_exact(void **state)
                     if (got[i] != want[i])
                         fail_msg("%dx%d kind %d step %lld maxval %d: sample %d is %d, want %d",
                                  1 << a, 1 << b, t % 5, (long long)step, mv, i, got[i], want[i]);
+            }
+}
+
+/* The encoder's forward transform (mmp_tx_forward, by even and odd halves)
+ * is the matrix product T_h r T_w^T, every coefficient, on random residuals
+ * up to the largest (|r| < 2^17). */
+static void test_forward_is_matrix_product(void **state)
+{
+    (void)state;
+    rng_seed(16);
+    int32_t r[256];
+    int64_t f[256], g[256];
+    for (int a = 2; a <= 4; a++)
+        for (int b = 2; b <= 4; b++)
+            for (int t = 0; t < 40; t++) {
+                const int h = 1 << a, w = 1 << b, lim = t % 2 ? 255 : (1 << 17) - 1;
+                for (int i = 0; i < h * w; i++)
+                    r[i] = rng_range(-lim, lim);
+                mmp_tx_forward(r, a, b, f);
+                for (int y = 0; y < h; y++)
+                    for (int l = 0; l < w; l++) {
+                        int64_t acc = 0;
+                        for (int x = 0; x < w; x++)
+                            acc += (int64_t)r[y * w + x] * mmp_tx_matrix16[l * (16 >> b)][x];
+                        g[y * w + l] = acc;
+                    }
+                for (int k = 0; k < h; k++)
+                    for (int l = 0; l < w; l++) {
+                        int64_t acc = 0;
+                        for (int y = 0; y < h; y++)
+                            acc += mmp_tx_matrix16[k * (16 >> a)][y] * g[y * w + l];
+                        if (f[k * w + l] != acc)
+                            fail_msg("%dx%d draw %d: coefficient (%d, %d) is %lld, want %lld",
+                                     h, w, t, k, l, (long long)f[k * w + l], (long long)acc);
+                    }
             }
 }
 
@@ -406,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_matrix_rule),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_inverse_exact),
+        cmocka_unit_test(test_forward_is_matrix_product),
         cmocka_unit_test(test_inverse_known_answers),
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_levels_round_trip),

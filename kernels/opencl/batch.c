@@ -285,6 +285,8 @@ static void poke(ocl *ce, waiter *w)
     if (w->next)
         w->next->prev = w->prev;
     w->prev = w->next = NULL;
+    if (ce->verbose)
+        w->poked_at = mmp_now_seconds();
     atomic_store_explicit(&w->poked, 1, memory_order_release);
     pthread_cond_signal(&w->cv);
 }
@@ -353,6 +355,7 @@ static void serve(ocl *ce, request *rq)
             /* The finished requests' threads are woken before the next
              * batch is launched (launching first was slower: they then
              * sent their next calls later). */
+            const double tw = ce->verbose ? mmp_now_seconds() : 0;
             for (int r = 0; r < b->nreq; r++) {
                 request *done = b->req[r];
                 done->err = err;
@@ -360,6 +363,8 @@ static void serve(ocl *ce, request *rq)
                 if (done->sleeper)
                     poke(ce, done->sleeper);
             }
+            if (ce->verbose)
+                ce->wake_s += mmp_now_seconds() - tw;
             ce->nrunning--;
             memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
             ce->free_list[ce->nfree++] = (int)(b - ce->batches);
@@ -388,6 +393,10 @@ static void serve(ocl *ce, request *rq)
         }
         while (!atomic_load_explicit(&me.poked, memory_order_relaxed))
             pthread_cond_wait(&me.cv, &ce->lock);
+        if (ce->verbose && rq->done) {
+            ce->woke_s += mmp_now_seconds() - me.poked_at;
+            ce->woke++;
+        }
         rq->sleeper = NULL;
         pthread_cond_destroy(&me.cv);
     }

@@ -129,6 +129,7 @@ typedef struct prof {
 typedef struct waiter {
     pthread_cond_t cv;
     _Atomic int poked;
+    double poked_at; /* -v: when */
     struct waiter *prev, *next; /* in ocl.sleepers */
 } waiter;
 
@@ -220,6 +221,10 @@ typedef struct ocl {
     /* No batch on the device, with none waiting to go (-v): since when
      * (0: a batch is running), and how long in all. */
     double idle_since, idle_s;
+    /* -v: the finished requests' wake-ups, the time their threads took to
+     * run again after them, and how many. */
+    double wake_s, woke_s;
+    long woke;
     long begins;
     double bytes_up;
 } ocl;

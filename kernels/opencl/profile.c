@@ -170,6 +170,11 @@ void ocl_report(ocl *ce)
                 "waiting %.1f ms in all",
                 launch_s * 1e6 / runs, api_s * 1e6 / runs, wait_s * 1e6 / runs, hand_s * 1e6 / runs,
                 ce->idle_s * 1e3);
+    if (runs && ce->woke)
+        mmp_log(&ce->log, MMP_LOG_INFO,
+                "opencl: waking the threads of a batch's requests %.1f us per batch; a thread "
+                "woken for its results ran %.1f us later (%ld times)",
+                ce->wake_s * 1e6 / runs, ce->woke_s * 1e6 / ce->woke, ce->woke);
     char line[1024];
     size_t at = 0;
     for (int k = 0; k < HIST; k++)
