@@ -1,8 +1,12 @@
 /*
  * Starting and moving the engines of an encode (mmp/engine_start.h).
  */
+/* sigaltstack: X/Open, beyond the build's POSIX.1-2008. */
+#define _XOPEN_SOURCE 700
+
 #include "mmp/engine_start.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +74,13 @@ static int start_now(mmp_engines *r, const char *name, char *errbuf, size_t errl
 static void *start_slow(void *arg)
 {
     mmp_engines *r = arg;
+    /* Loading the OpenCL platforms may give this thread another alternate
+     * signal stack (PoCL's LLVM installs one for its crash handlers on the
+     * thread that loads it); the one the thread began with is put back
+     * before it ends, for the runtime that set it up (AddressSanitizer
+     * unmaps its own at the thread's end, and fails on another). */
+    stack_t alt;
+    const int have_alt = sigaltstack(NULL, &alt) == 0;
     r->next_err = MMP_EENGINE;
     if (r->named) {
         const mmp_engine_ops *o = mmp_engine_find(r->name);
@@ -93,6 +104,8 @@ static void *start_slow(void *arg)
                     i + 1 < n && cand[i + 1]->slow_start ? cand[i + 1]->name : r->cpu->name);
         }
     }
+    if (have_alt)
+        sigaltstack(&alt, NULL);
     atomic_store_explicit(&r->ready, 1, memory_order_release);
     return NULL;
 }
