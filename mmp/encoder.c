@@ -22,8 +22,6 @@
 #include "mmp/search_tx.h"
 #include "mmp/syntax.h"
 
-/* Most engines -e auto may try one after another. */
-
 /* One encode: what its planes and steps share. */
 typedef struct encoder {
     const mmp_settings *st;
@@ -46,7 +44,6 @@ typedef struct encoder {
     mmp_search *search;
     /* For all of them. */
     mmp_engines engines;
-    int threads;     /* the engine's concurrency, for the dictionary updates */
     long steps_done; /* of every plane */
     mmp_rc_enc rc;
     double search_s, code_s;
@@ -234,6 +231,13 @@ static int32_t *pad_original(const uint16_t *src, int w, int h, int pw, int ph)
     return o;
 }
 
+/* The concurrency of the engine of the moment. */
+static int engine_threads(const encoder *e)
+{
+    const mmp_engine_ops *eng = e->engines.eng;
+    return eng->concurrency ? eng->concurrency(e->engines.es) : 1;
+}
+
 /* For plane p: the coding order, the codec state both sides keep, the
  * padded original, the token buffers. */
 static int set_up_plane(encoder *e, int p)
@@ -248,7 +252,8 @@ static int set_up_plane(encoder *e, int p)
         return mmp_error(e->errbuf, e->errlen, err, "cannot set up the encoder: %s",
                          mmp_strerror(err));
     e->c.plane_index = p;
-    e->c.threads = e->threads;
+    /* The dictionary updates use as many threads as the search. */
+    e->c.threads = engine_threads(e);
     memset(e->mode_leaves, 0, sizeof e->mode_leaves);
     if (mmp_layout_has_cfl(l, p)) {
         e->cfl = mmp_cfl_reference(l, p, e->out[0], e->c.plane.width, e->c.plane.height);
@@ -283,20 +288,10 @@ static void tear_down_plane(encoder *e)
     mmp_order_free(&e->order);
 }
 
-static int engine_threads(const encoder *e)
-{
-    const mmp_engine_ops *eng = e->engines.eng;
-    return eng->concurrency ? eng->concurrency(e->engines.es) : 1;
-}
-
-/* The engines (mmp/engine_start.h); the dictionary updates use as many
- * threads as the search. */
+/* The engines (mmp/engine_start.h). */
 static int start_engine(encoder *e)
 {
-    int err = mmp_engines_start(&e->engines, e->st, &e->log, e->errbuf, e->errlen);
-    if (!err)
-        e->threads = engine_threads(e);
-    return err;
+    return mmp_engines_start(&e->engines, e->st, &e->log, e->errbuf, e->errlen);
 }
 
 /* The reason for an engine failure, as precise as the engine can say. */
@@ -380,7 +375,7 @@ static int restore_plane(encoder *e, int p)
     int err = mmp_restore_init(&r, l->w[p], l->h[p]);
     if (!err && e->st->restoration)
         err = mmp_restore_fit(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
-                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, e->threads);
+                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, engine_threads(e));
     if (!err) {
         mmp_restore_write(&e->rc, &r);
         err = mmp_restore_apply(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],
@@ -433,7 +428,7 @@ static int encode_plane(encoder *e, int p)
             (err = mmp_engines_step(&e->engines, e->steps_done, e->errbuf, e->errlen)) == 1) {
             mmp_search_destroy(e->search);
             e->search = NULL;
-            e->threads = e->c.threads = engine_threads(e);
+            e->c.threads = engine_threads(e);
             err = make_search(e, p);
         }
     }

@@ -62,7 +62,7 @@ static int start_now(mmp_engines *r, const char *name, char *errbuf, size_t errl
         }
         r->es = NULL;
         if (i + 1 < n)
-            mmp_log(&r->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
+            mmp_log(&r->cfg.log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
                     cand[i]->name, why, cand[i + 1]->name);
     }
     return mmp_error(errbuf, errlen, err, "cannot start the %s engine: %s",
@@ -99,7 +99,7 @@ static void *start_slow(void *arg)
                 break;
             }
             r->next_es = NULL;
-            mmp_log(&r->log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
+            mmp_log(&r->cfg.log, MMP_LOG_WARNING, "the %s engine failed to start (%s); using %s",
                     cand[i]->name, why,
                     i + 1 < n && cand[i + 1]->slow_start ? cand[i + 1]->name : r->cpu->name);
         }
@@ -116,8 +116,6 @@ int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *
     memset(r, 0, sizeof *r);
     atomic_init(&r->ready, 0);
     r->t0 = mmp_now_seconds();
-    r->log = *log;
-    r->verbose = st->verbose;
     r->head_start = st->head_start;
     r->name = st->engine ? st->engine : "auto";
     r->cfg = (mmp_engine_config){.threads = st->threads,
@@ -176,8 +174,8 @@ int mmp_engines_step(mmp_engines *r, long steps, char *errbuf, size_t errlen)
     join(r);
     if (r->next_err)
         return r->named ? named_failed(r, errbuf, errlen) : 0;
-    if (r->verbose)
-        mmp_log(&r->log, MMP_LOG_INFO,
+    if (r->cfg.verbose)
+        mmp_log(&r->cfg.log, MMP_LOG_INFO,
                 "head start: %ld steps on %s, the rest on %s (ready after %.3f s)", steps,
                 r->eng->name, r->next->name, mmp_now_seconds() - r->t0);
     r->eng->destroy(r->es);
@@ -196,8 +194,8 @@ int mmp_engines_finish(mmp_engines *r, char *errbuf, size_t errlen)
     join(r);
     if (r->next_err)
         return r->named ? named_failed(r, errbuf, errlen) : 0;
-    if (r->verbose)
-        mmp_log(&r->log, MMP_LOG_INFO, "head start: every step on %s; %s was ready after %.3f s",
+    if (r->cfg.verbose)
+        mmp_log(&r->cfg.log, MMP_LOG_INFO, "head start: every step on %s; %s was ready after %.3f s",
                 r->eng->name, r->next->name, mmp_now_seconds() - r->t0);
     r->next->destroy(r->next_es);
     r->next = NULL;

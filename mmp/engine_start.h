@@ -39,15 +39,13 @@ typedef struct mmp_engines {
     int named; /* the settings name the slow engine (its failure is an error) */
     const char *name;
     const mmp_engine_ops *cpu; /* with "auto": the head start's engine */
-    mmp_engine_config cfg;
+    mmp_engine_config cfg;     /* the settings' (verbose and log for this file too) */
     /* head_start of the settings, the steps the head start's engine
      * searched before the slow one took over, and when the start began
      * (for -v). */
     int head_start;
     long head_steps;
     double t0;
-    int verbose;
-    mmp_logger log;
 } mmp_engines;
 
 /* Starts the settings' engine, or the CPU engine of a head start and the

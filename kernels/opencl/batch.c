@@ -120,7 +120,8 @@ static int launch_batch(ocl *ce, batch *b)
         const request *rq = b->req[r];
         const int lh = rq->lh, lw = rq->lw, nmodes = rq->nmodes, masked = rq->masked;
         const int area = 1 << (lh + lw), count = mmp_match_count(lh, lw);
-        memcpy(b->in_host + at, rq->res, sizeof(int32_t) * rq->nres);
+        const size_t nres = (size_t)(nmodes + masked) * area;
+        memcpy(b->in_host + at, rq->res, sizeof(int32_t) * nres);
         /* 32-bit sums when no node can exceed 2^32 - 1. */
         const int64_t bound = rq->maxr + ce->maxe;
         wide |= !(bound <= 65535 && (uint64_t)(bound * bound) * area <= UINT32_MAX);
@@ -145,7 +146,7 @@ static int launch_batch(ocl *ce, batch *b)
             red += (long)nmodes * count;
         }
         out_at += (long)nmodes * count;
-        at += (size_t)rq->nres;
+        at += nres;
         if (ce->verbose) {
             long n = 0;
             for (int a = 0; a <= lh; a++)
@@ -221,7 +222,6 @@ static int launch_batch(ocl *ce, batch *b)
     b->work += work;
     b->bytes_up += sizeof(int32_t) * at;
     const double t1 = mmp_now_seconds();
-    b->host_s += t1 - t0;
     b->launch_s += t1 - t0;
     b->api_s += t1 - t_api;
     return 0;
@@ -266,9 +266,7 @@ static int finish_batch(ocl *ce, batch *b)
     b->runs++;
     b->calls += b->nreq;
     b->bytes_down += sizeof(mmp_match) * b->out_len;
-    const double t2 = mmp_now_seconds();
-    b->host_s += t2 - t0;
-    b->hand_s += t2 - t1;
+    b->hand_s += mmp_now_seconds() - t1;
     return 0;
 }
 
@@ -423,7 +421,6 @@ static void prepare(request *rq)
         }
     rq->maxr = maxr;
     rq->masked = masked;
-    rq->nres = (nmodes + masked) * area;
 }
 
 /* Puts rq at the end of the queue and launches a batch if one is free;
@@ -450,28 +447,19 @@ static int enqueue(ocl *ce, request *rq, int away)
     return 0;
 }
 
-/*
- * The op submit: the call joins the queue of requests, and goes to the
- * device at once if a batch is free (else with the next batch that a
- * waiting thread launches); wait() serves the batches until it is done.
- * Its request comes from the engine's spares (new ones are allocated: as
- * many as calls were ever in flight at once).
- */
-int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
-               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out,
-               mmp_engine_ticket *tk)
+/* A request for a call, from the engine's spares (new ones are allocated:
+ * as many as calls were ever in flight at once), or NULL. Field by field:
+ * its residuals' room is large, and prepare fills what it needs of it. */
+static request *request_new(ocl *ce, const int32_t *orig, const int32_t *pred, int nmodes,
+                            const uint8_t *real, int lh, int lw, mmp_match *out)
 {
-    ocl *ce = state;
-    (void)t;
     pthread_mutex_lock(&ce->lock);
     request *rq = ce->spare;
     if (rq)
         ce->spare = rq->next;
     pthread_mutex_unlock(&ce->lock);
     if (!rq && !(rq = malloc(sizeof *rq)))
-        return MMP_ENOMEM;
-    /* Field by field: the whole request, its residuals' room included,
-     * is large. */
+        return NULL;
     rq->orig = orig;
     rq->pred = pred;
     rq->real = real;
@@ -482,11 +470,34 @@ int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, con
     rq->done = rq->err = 0;
     rq->sleeper = NULL;
     rq->next = NULL;
+    return rq;
+}
+
+/* rq back to the spares (lock held). */
+static void request_free(ocl *ce, request *rq)
+{
+    rq->next = ce->spare;
+    ce->spare = rq;
+}
+
+/*
+ * The op submit: the call joins the queue of requests, and goes to the
+ * device at once if a batch is free (else with the next batch that a
+ * waiting thread launches); wait() serves the batches until it is done.
+ */
+int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out,
+               mmp_engine_ticket *tk)
+{
+    ocl *ce = state;
+    (void)t;
+    request *rq = request_new(ce, orig, pred, nmodes, real, lh, lw, out);
+    if (!rq)
+        return MMP_ENOMEM;
     const int err = enqueue(ce, rq, 1);
     if (err) {
         pthread_mutex_lock(&ce->lock);
-        rq->next = ce->spare;
-        ce->spare = rq;
+        request_free(ce, rq);
         pthread_mutex_unlock(&ce->lock);
         return err;
     }
@@ -502,28 +513,30 @@ int ocl_wait(void *state, mmp_engine_ticket *tk)
     pthread_mutex_lock(&ce->lock);
     serve(ce, rq);
     const int err = rq->err;
-    rq->next = ce->spare;
-    ce->spare = rq;
+    request_free(ce, rq);
     pthread_mutex_unlock(&ce->lock);
     return err;
 }
 
-/* The op match: the request on this thread's stack, queued, then served
- * until done. */
+/* The op match: the request queued, then served until done by this
+ * thread. */
 int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out)
 {
     ocl *ce = state;
     (void)t;
-    request rq = {.orig = orig, .pred = pred, .real = real, .nmodes = nmodes, .lh = lh, .lw = lw,
-                  .out = out};
-    const int err = enqueue(ce, &rq, 0);
-    if (err)
-        return err;
+    request *rq = request_new(ce, orig, pred, nmodes, real, lh, lw, out);
+    if (!rq)
+        return MMP_ENOMEM;
+    int err = enqueue(ce, rq, 0);
     pthread_mutex_lock(&ce->lock);
-    serve(ce, &rq);
+    if (!err) {
+        serve(ce, rq);
+        err = rq->err;
+    }
+    request_free(ce, rq);
     pthread_mutex_unlock(&ce->lock);
-    return rq.err;
+    return err;
 }
 
 void mmp_opencl_batch_counts(void *state, long *calls, long *batches)

@@ -144,7 +144,7 @@ typedef struct request {
      * the residuals before clipping of each mode, then the mask if any
      * pixel is not real (-1 real, 0 not); the largest residual. */
     int32_t res[(MAXM + 1) * LEAF_MAX];
-    int nres, masked;
+    int masked;
     int64_t maxr;
     int done, err;
     waiter *sleeper; /* the thread that waits for it, while asleep */
@@ -165,9 +165,9 @@ typedef struct batch {
     cl_event done;                  /* the read of the results, when polled */
     long out_len;                   /* results read back */
     prof pf;
-    double host_s, work, bytes_up, bytes_down;
-    /* host_s in parts: launching (api_s of it in the OpenCL calls), waiting
-     * for the device, handing out */
+    double work, bytes_up, bytes_down;
+    /* Host time: launching (api_s of it in the OpenCL calls), waiting for
+     * the device, handing out */
     double launch_s, api_s, wait_s, hand_s;
     long runs, calls, wide_runs, reduce_runs, hist[HIST];
 } batch;

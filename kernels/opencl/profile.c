@@ -124,7 +124,7 @@ void ocl_report(ocl *ce)
     }
     /* The batches' figures, summed. */
     prof all = ce->pf;
-    double host_s = 0, work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
+    double work = 0, bytes_up = ce->bytes_up, bytes_down = 0;
     double launch_s = 0, api_s = 0, wait_s = 0, hand_s = 0;
     long runs = 0, calls = 0, wide_runs = 0, reduce_runs = 0, hist[HIST] = {0};
     for (int i = 0; i < ce->nbatches; i++) {
@@ -139,7 +139,6 @@ void ocl_report(ocl *ce)
         }
         for (int k = 0; k < HIST; k++)
             hist[k] += b->hist[k];
-        host_s += b->host_s;
         launch_s += b->launch_s;
         api_s += b->api_s;
         wait_s += b->wait_s;
@@ -154,6 +153,7 @@ void ocl_report(ocl *ce)
     }
     if (!ce->verbose || !ce->begins)
         return;
+    const double host_s = launch_s + wait_s + hand_s;
     const double dev_ms = all.ms[P_NARROW] + all.ms[P_WIDE];
     mmp_log(&ce->log, MMP_LOG_INFO,
             "opencl: %d host threads, %d batches in flight; %ld steps (%.1f ms on the host), "
