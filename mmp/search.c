@@ -445,34 +445,26 @@ static void set_error(mmp_search *s, int err)
 }
 
 /*
- * The transform residual of the prediction of every mode in tmodes: J into
- * jtx[m] (head[m], the leaf's flag and mode bits, included). Returns the
- * first mode of least cost, whose levels and residual go to x->best_level
- * and x->best_res.
+ * The transform residual of the prediction of every mode in tmodes, priced
+ * in the ranking's order (order[0 .. n-1]): J into jtx[m] (head[m], the
+ * leaf's flag and mode bits, included; the exact J only where it may win,
+ * mmp_tx_price_modes). Returns the first mode of least cost, whose levels
+ * and residual go to x->best_level and x->best_res.
  */
 static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const int32_t *pred,
-                    const uint8_t *real, int a, int b, unsigned tmodes, const int64_t *head,
-                    int64_t *jtx)
+                    const uint8_t *real, int a, int b, unsigned tmodes, const int *order, int n,
+                    const int64_t *head, int64_t *jtx)
 {
-    const int area = 1 << (a + b), nm = mmp_plane_modes(&s->c->plane);
     const int64_t rtype = s->lambda * s->tx_cost.rtype[mmp_pscale(a, b)][1];
-    int best = -1;
-    for (int m = 0; m < nm; m++) {
-        if (!(tmodes >> m & 1))
-            continue;
-        /* A mode whose J reaches the best so far's cannot win (ties go to
-         * the first): its exact J is not needed. */
-        const int64_t limit = best >= 0 ? jtx[best] - head[m] - rtype : INT64_MAX;
-        jtx[m] = mmp_tx_search_leaf(&s->tx, orig, pred + (long)m * area, real, a, b, limit,
-                                    x->tx_level, x->tx_res) +
-                 head[m] + rtype;
-        if (best < 0 || jtx[m] < jtx[best]) {
-            best = m;
-            memcpy(x->best_level, x->tx_level, sizeof(int32_t) * area);
-            memcpy(x->best_res, x->tx_res, sizeof(int32_t) * area);
+    int64_t htx[MMP_NUM_MODES];
+    int tm[MMP_NUM_MODES], ntm = 0;
+    for (int k = 0; k < n; k++)
+        if (tmodes >> order[k] & 1) {
+            tm[ntm++] = order[k];
+            htx[order[k]] = head[order[k]] + rtype;
         }
-    }
-    return best;
+    return mmp_tx_price_modes(&s->tx, orig, pred, real, a, b, tm, ntm, htx, x->tx_level,
+                              x->tx_res, x->best_level, x->best_res, jtx);
 }
 
 /* price_tx's arguments and result, for running it while the engine
@@ -484,6 +476,8 @@ typedef struct tx_job {
     const uint8_t *real;
     int a, b;
     unsigned tmodes;
+    const int *order;
+    int n;
     const int64_t *head;
     int64_t *jtx;
     int best;
@@ -492,8 +486,8 @@ typedef struct tx_job {
 static void tx_job_run(void *arg)
 {
     tx_job *j = arg;
-    j->best = price_tx(j->s, j->x, j->orig, j->pred, j->real, j->a, j->b, j->tmodes, j->head,
-                       j->jtx);
+    j->best = price_tx(j->s, j->x, j->orig, j->pred, j->real, j->a, j->b, j->tmodes, j->order,
+                       j->n, j->head, j->jtx);
 }
 
 /*
@@ -533,11 +527,14 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     /* The modes for the engine, and those priced with the transform: the
      * first of one ranking (none needed when the engine gets them all). */
     unsigned modes = (1u << nm) - 1, tmodes = modes;
+    int order[MMP_NUM_MODES], n = nm;
     if (s->speed.modes < nm) {
-        int order[MMP_NUM_MODES];
-        const int n = rank_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], order);
+        n = rank_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], order);
         modes = first_modes(order, n, s->speed.modes);
         tmodes = tx ? first_modes(order, n, s->speed.tx_modes) | modes : modes;
+    } else {
+        for (int m = 0; m < nm; m++)
+            order[m] = m;
     }
     const uint32_t *rtype_cost = s->tx_cost.rtype[ps];
     int64_t head[MMP_NUM_MODES], jtx[MMP_NUM_MODES];
@@ -546,7 +543,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
             head[m] = s->lambda * (s->pflag_cost[ps][MMP_FLAG_LEAF] + s->mode_cost[ps][m] +
                                    (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
     tx_job job = {.s = s, .x = x, .orig = orig, .pred = pred, .real = real, .a = a, .b = b,
-                  .tmodes = tmodes, .head = head, .jtx = jtx, .best = -1};
+                  .tmodes = tmodes, .order = order, .n = n, .head = head, .jtx = jtx,
+                  .best = -1};
     /* The transform is priced first where its result decides the engine's
      * work (tx_skip), else while the engine matches. */
     const int tx_first = tx && (s->speed.tx_skip || !modes);

@@ -273,3 +273,25 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     }
     return best;
 }
+
+int mmp_tx_price_modes(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
+                       const uint8_t *real, int a, int b, const int *order, int n,
+                       const int64_t *head, int32_t *level, int32_t *res, int32_t *best_level,
+                       int32_t *best_res, int64_t *jtx)
+{
+    const int area = 1 << (a + b);
+    int best = -1;
+    for (int k = 0; k < n; k++) {
+        const int m = order[k];
+        const int64_t limit = best >= 0 ? jtx[best] + (best > m) - head[m] : INT64_MAX;
+        jtx[m] = mmp_tx_search_leaf(t, orig, pred + (long)m * area, real, a, b, limit, level,
+                                    res) +
+                 head[m];
+        if (best < 0 || jtx[m] < jtx[best] || (jtx[m] == jtx[best] && m < best)) {
+            best = m;
+            memcpy(best_level, level, sizeof(int32_t) * area);
+            memcpy(best_res, res, sizeof(int32_t) * area);
+        }
+    }
+    return best;
+}

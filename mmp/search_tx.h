@@ -45,4 +45,26 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
                            const uint8_t *real, int a, int b, int64_t limit, int32_t *level,
                            int32_t *res);
 
+/*
+ * The transform residual of a leaf's predictions of modes order[0 .. n-1]
+ * (the prediction of mode m at pred + m * 2^(a + b)), priced in that order:
+ * J of mode m, its coefficients' J plus head[m] (the bits around them, in
+ * J units), into jtx[m]. Returns the first mode (in mode order) of least J,
+ * whose levels and residual go to best_level and best_res; level and res
+ * are working room of 2^(a + b) entries each.
+ *
+ * A mode m's exact J is needed only if it can beat the best so far, b:
+ * (J_m, m) must come before (J_b, b), comparing J first and then the mode.
+ * Pricing the likely winner first therefore spares work (the others are
+ * priced under its bound, mmp_tx_search_leaf's limit), and a mode that
+ * cannot win gets in jtx[m] some value with (jtx[m], m) after (J_b, b),
+ * not its exact J: a value that loses to b, which loses to whatever beats
+ * b. The order changes neither the mode returned nor its levels, nor any
+ * first-of-least choice that includes these J.
+ */
+int mmp_tx_price_modes(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
+                       const uint8_t *real, int a, int b, const int *order, int n,
+                       const int64_t *head, int32_t *level, int32_t *res, int32_t *best_level,
+                       int32_t *best_res, int64_t *jtx);
+
 #endif

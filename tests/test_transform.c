@@ -2,7 +2,8 @@
  * The transform residual (docs/format.md 4.4, mmp/transform.h): the matrix
  * against the rule that defines it, the inverse transform against a naive
  * 128-bit re-implementation of the spec and against known answers, the
- * encoder's forward transform against the matrix product, the
+ * encoder's forward transform against the matrix product, the pricing of
+ * a leaf's modes in any order against pricing each exactly, the
  * coefficient syntax round trip and its rate estimate, and whole files:
  * decoder output equal to the encoder's reconstruction on crops of every
  * image (8 and 16 bits), and the same bytes from seq and omp.
@@ -180,6 +181,114 @@ static void test_forward_is_matrix_product(void **state)
                                      h, w, t, k, l, (long long)f[k * w + l], (long long)acc);
                     }
             }
+}
+
+/*
+ * mmp_tx_price_modes in any order gives the first mode of least J and its
+ * levels, as pricing every mode exactly does; a mode priced under a bound
+ * gets either its exact J or one that loses to the winner's. Every draw
+ * holds two modes of exactly equal J and different levels: the residual and
+ * its mirror image (the matrices' rows are even or odd, the sign is one
+ * bit, the contexts see magnitudes), so that the tie rule is tested both
+ * ways round, and draws alternate which of them the others beat.
+ */
+#define PM_MODES 8
+static void test_price_modes_any_order(void **state)
+{
+    (void)state;
+    rng_seed(21);
+    mmp_tx_models models;
+    mmp_tx_costs costs;
+    mmp_tx_models_init(&models);
+    mmp_tx_costs_of(&models, &costs);
+    int ties = 0, bounded = 0;
+    for (int draw = 0; draw < 72; draw++) {
+        const int a = 2 + draw % 3, b = 2 + (draw / 3) % 3, h = 1 << a, w = 1 << b;
+        const int area = h * w;
+        const int64_t lambda_q8 = (int64_t)(draw % 2 ? 10 : 60) * 256;
+        const mmp_tx_search t = {.cost = &costs,
+                                 .lambda_q8 = lambda_q8,
+                                 .step_q4 = mmp_tx_step_q4(mmp_tx_qi_for_lambda(lambda_q8)),
+                                 .maxval = 255,
+                                 .rdoq_only = draw % 4 == 3};
+        int32_t orig[256], r[256], pred[PM_MODES * 256];
+        for (int i = 0; i < area; i++)
+            orig[i] = rng_range(100, 155);
+        /* A residual with a strong odd (left-right) part, so that its
+         * mirror image's levels differ in sign. */
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                r[y * w + x] = (2 * x - (w - 1)) * 40 / w + rng_range(-3, 3);
+        const int m1 = 1 + draw % 3, m2 = 4 + draw % 4; /* the mirrored pair */
+        for (int m = 0; m < PM_MODES; m++)
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    const int i = y * w + x;
+                    int32_t v = r[i] + rng_range(-20, 20); /* worse than the pair */
+                    if (m == m1)
+                        v = r[i];
+                    else if (m == m2)
+                        v = r[y * w + (w - 1 - x)];
+                    pred[m * area + i] = orig[i] - v;
+                }
+        int64_t head[PM_MODES], exact[PM_MODES];
+        int32_t lv[PM_MODES][256], rs[PM_MODES][256];
+        for (int m = 0; m < PM_MODES; m++)
+            head[m] = m == m2 ? 0 : (int64_t)rng_below(3) * lambda_q8 * 256;
+        head[m1] = head[m2];
+        int want = -1;
+        for (int m = 0; m < PM_MODES; m++) {
+            exact[m] = mmp_tx_search_leaf(&t, orig, pred + m * area, NULL, a, b, INT64_MAX,
+                                          lv[m], rs[m]) +
+                       head[m];
+            if (want < 0 || exact[m] < exact[want])
+                want = m;
+        }
+        assert_int_equal(exact[m1], exact[m2]);
+        assert_memory_not_equal(lv[m1], lv[m2], sizeof(int32_t) * area);
+        ties += want == m1;
+        for (int o = 0; o < 6; o++) {
+            int order[PM_MODES];
+            for (int k = 0; k < PM_MODES; k++)
+                order[k] = o == 0 ? k : PM_MODES - 1 - k;
+            if (o >= 2) /* random orders, and the mirror image first */
+                for (int k = PM_MODES - 1; k > 0; k--) {
+                    const int j = (int)rng_below((uint32_t)k + 1), tmp = order[k];
+                    order[k] = order[j];
+                    order[j] = tmp;
+                }
+            if (o == 5)
+                for (int k = 0; k < PM_MODES; k++)
+                    if (order[k] == m2) {
+                        order[k] = order[0];
+                        order[0] = m2;
+                    }
+            int32_t level[256], res[256], best_level[256], best_res[256];
+            int64_t jtx[PM_MODES];
+            const int got = mmp_tx_price_modes(&t, orig, pred, NULL, a, b, order, PM_MODES, head,
+                                               level, res, best_level, best_res, jtx);
+            if (got != want)
+                fail_msg("%dx%d draw %d order %d: mode %d, want %d", h, w, draw, o, got, want);
+            assert_memory_equal(best_level, lv[want], sizeof(int32_t) * area);
+            assert_memory_equal(best_res, rs[want], sizeof(int32_t) * area);
+            for (int m = 0; m < PM_MODES; m++) {
+                if (jtx[m] == exact[m])
+                    continue;
+                bounded++;
+                if (!(jtx[m] > exact[want] || (jtx[m] == exact[want] && m > want)))
+                    fail_msg("%dx%d draw %d order %d: mode %d got J %lld (exact %lld), which "
+                             "does not lose to mode %d's %lld",
+                             h, w, draw, o, m, (long long)jtx[m], (long long)exact[m], want,
+                             (long long)exact[want]);
+            }
+        }
+    }
+    /* The draws reached what they are for: the pair winning on a tie, and
+     * modes priced under a bound. */
+    print_message("%d of 72 draws won by the first of two equal modes; %d bounded prices\n",
+                  ties, bounded);
+    assert_true(ties >= 36);
+    assert_true(bounded > 0);
 }
 
 /* Values worked out by hand from docs/format.md 4.4, and a checksum over
@@ -444,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_inverse_exact),
         cmocka_unit_test(test_forward_is_matrix_product),
+        cmocka_unit_test(test_price_modes_any_order),
         cmocka_unit_test(test_inverse_known_answers),
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_levels_round_trip),
