@@ -326,7 +326,9 @@ static inline int fuzz_search_blocks(int w, int h, int ch, const mmp_settings *s
  * block at speed 4: 16 x 16 blocks of random, smooth and short samples,
  * clang 14 with ASan and UBSan, took about 5 ms at speed 4, 6.5 at 3, 7.5
  * at 2, 12.5 at 1 and 25 at 0, besides about 2 ms per input for the
- * set-up and the decoding. */
+ * set-up and the decoding (the presets as they were before their
+ * re-tuning of 2026-11-24, which changed what the speeds above 0 search:
+ * the weights only bound an input's work, they need not be exact). */
 static const int fuzz_speed_weight[5] = {20, 10, 6, 5, 4};
 
 /* The work that the fast targets' inputs may ask for, in quarters of a
