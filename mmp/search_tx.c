@@ -247,15 +247,19 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
         const int64_t rate = t->lambda_q8 * (int64_t)bits;
         if (rate >= best)
             continue; /* J >= rate: it cannot win */
+        /* Row by row, each row's residual as it is needed, until J reaches
+         * best: most candidates lose (a leaf's modes are priced under the
+         * best one's bound), and most of those lose within a few rows. */
         int64_t sse = 0;
-        if (nz) {
-            mmp_tx_inverse(lv, a, b, t->step_q4, t->maxval, rs, 1 << b);
-        } else {
-            memset(rs, 0, sizeof(int32_t) * area);
-        }
-        /* Row by row, until J reaches best. */
+        mmp_tx_inv inv;
+        if (nz)
+            mmp_tx_inverse_begin(&inv, lv, a, b, t->step_q4, t->maxval);
         const int w = 1 << b;
-        for (int i = 0; i < area && (sse << 16) + rate < best; i += w)
+        for (int i = 0; i < area && (sse << 16) + rate < best; i += w) {
+            if (nz)
+                mmp_tx_inverse_row(&inv, i >> b, rs + i);
+            else
+                memset(rs + i, 0, sizeof(int32_t) * w);
             for (int k = i; k < i + w; k++) {
                 if (real && !real[k])
                     continue;
@@ -264,6 +268,8 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
                 const int64_t d = v - orig[k];
                 sse += d * d;
             }
+        }
+        /* Every row's residual is there when j < best. */
         const int64_t j = (sse << 16) + rate;
         if (j < best) {
             best = j;

@@ -38,52 +38,69 @@ int64_t mmp_tx_leaf_step(int64_t step_q4, int a, int b)
 
 #define DQ_LIMIT ((int64_t)1 << 31)
 
-void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t maxval,
-                    int32_t *res, int stride)
+void mmp_tx_inverse_begin(mmp_tx_inv *s, const int32_t *level, int a, int b, int64_t step_q4,
+                          int32_t maxval)
 {
-    const int h = 1 << a, w = 1 << b, sh = 16 >> a, sw = 16 >> b;
-    const int shift = 16 + ((a + b + 1) >> 1);
-    const int64_t step = mmp_tx_leaf_step(step_q4, a, b), half = (int64_t)1 << (shift - 1);
-    int64_t d[MMP_B * MMP_B], t[MMP_B * MMP_B];
+    const int h = 1 << a, w = 1 << b;
+    const int64_t step = mmp_tx_leaf_step(step_q4, a, b);
+    s->a = a;
+    s->b = b;
+    s->shift = 16 + ((a + b + 1) >> 1);
+    s->half = (int64_t)1 << (s->shift - 1);
+    s->maxval = maxval;
     /* Most levels are zero: only the rows k and the columns l of d that hold
      * one contribute. The sums are exact, so their order does not matter. */
-    int rows[MMP_B], cols[MMP_B], nr = 0, nc = 0;
+    s->nr = s->nc = 0;
     unsigned colany = 0;
     for (int k = 0; k < h; k++) {
         int any = 0;
         for (int l = 0; l < w; l++) {
             /* |level| <= MMP_TX_MAX_LEVEL < 2^26 and step < 2^25: no overflow */
             const int64_t v = (int64_t)level[k * w + l] * step;
-            d[k * w + l] = v > DQ_LIMIT ? DQ_LIMIT : v < -DQ_LIMIT ? -DQ_LIMIT : v;
+            s->d[k * w + l] = v > DQ_LIMIT ? DQ_LIMIT : v < -DQ_LIMIT ? -DQ_LIMIT : v;
             if (v) {
                 any = 1;
                 colany |= 1u << l;
             }
         }
         if (any)
-            rows[nr++] = k;
+            s->rows[s->nr++] = k;
     }
     for (int l = 0; l < w; l++)
         if (colany >> l & 1)
-            cols[nc++] = l;
-    /* Columns: t[y][l] = sum_k T_h[k][y] d[k][l], |t| <= 16 * 90 * 2^31 < 2^42. */
-    for (int y = 0; y < h; y++)
-        for (int j = 0; j < nc; j++) {
-            const int l = cols[j];
-            int64_t acc = 0;
-            for (int i = 0; i < nr; i++)
-                acc += (int64_t)mmp_tx_matrix16[rows[i] * sh][y] * d[rows[i] * w + l];
-            t[y * w + l] = acc;
-        }
-    /* Rows: u[y][x] = sum_l t[y][l] T_w[l][x], |u| < 2^53. */
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            int64_t acc = 0;
-            for (int j = 0; j < nc; j++)
-                acc += t[y * w + cols[j]] * mmp_tx_matrix16[cols[j] * sw][x];
-            int64_t r = mmp_floor_shift(acc + half, shift);
-            res[y * stride + x] = (int32_t)(r > maxval ? maxval : r < -maxval ? -maxval : r);
-        }
+            s->cols[s->nc++] = l;
+}
+
+void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res)
+{
+    const int w = 1 << s->b, sh = 16 >> s->a, sw = 16 >> s->b;
+    /* Column transforms at row y: t[l] = sum_k T_h[k][y] d[k][l],
+     * |t| <= 16 * 90 * 2^31 < 2^42. */
+    int64_t t[MMP_B];
+    for (int j = 0; j < s->nc; j++) {
+        const int l = s->cols[j];
+        int64_t acc = 0;
+        for (int i = 0; i < s->nr; i++)
+            acc += (int64_t)mmp_tx_matrix16[s->rows[i] * sh][y] * s->d[s->rows[i] * w + l];
+        t[j] = acc;
+    }
+    /* The row: u[x] = sum_l t[l] T_w[l][x], |u| < 2^53. */
+    for (int x = 0; x < w; x++) {
+        int64_t acc = 0;
+        for (int j = 0; j < s->nc; j++)
+            acc += t[j] * mmp_tx_matrix16[s->cols[j] * sw][x];
+        int64_t r = mmp_floor_shift(acc + s->half, s->shift);
+        res[x] = (int32_t)(r > s->maxval ? s->maxval : r < -s->maxval ? -s->maxval : r);
+    }
+}
+
+void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t maxval,
+                    int32_t *res, int stride)
+{
+    mmp_tx_inv s;
+    mmp_tx_inverse_begin(&s, level, a, b, step_q4, maxval);
+    for (int y = 0; y < 1 << a; y++)
+        mmp_tx_inverse_row(&s, y, res + (long)y * stride);
 }
 
 /* ------------------------------------------------------------ scans */

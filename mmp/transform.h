@@ -82,6 +82,21 @@ int64_t mmp_tx_leaf_step(int64_t step_q4, int a, int b);
 void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t maxval,
                     int32_t *res, int stride);
 
+/* The same one output row at a time, for an encoder that stops measuring a
+ * candidate once its distortion so far already loses: begin, then
+ * mmp_tx_inverse_row for any rows y (mmp_tx_inverse is begin, then every
+ * row; each row's values are those of the whole transform). */
+typedef struct mmp_tx_inv {
+    int64_t d[MMP_B * MMP_B]; /* the dequantised levels */
+    int rows[MMP_B], cols[MMP_B], nr, nc; /* the rows and columns of d that hold one */
+    int a, b, shift;
+    int64_t half;
+    int32_t maxval;
+} mmp_tx_inv;
+void mmp_tx_inverse_begin(mmp_tx_inv *s, const int32_t *level, int a, int b, int64_t step_q4,
+                          int32_t maxval);
+void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res);
+
 /* The 16-point matrix; the N-point one is rows 0, 16/N, 2 * 16/N, ... and
  * its first N columns. */
 extern const int8_t mmp_tx_matrix16[16][16];
