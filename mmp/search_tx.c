@@ -110,8 +110,7 @@ static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t 
     const int area = 1 << (a + b), w = 1 << b, ps = mmp_pscale(a, b);
     const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
     const mmp_tx_costs *c = t->cost;
-    uint16_t scan[MMP_B * MMP_B];
-    mmp_tx_scan(a, b, scan);
+    const uint16_t *scan = mmp_tx_scan_of(t->scans, a, b);
     /* J units: squared error << 16 against lambda_q8 times 1/256 bits; one
      * level is step / 16 (over sqrt(2) for odd a + b) in orthonormal units. */
     const double wgt = (double)step * (double)step / (256.0 * ((a + b) & 1 ? 2 : 1)) * 65536.0;
@@ -243,7 +242,8 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
         if (seen)
             continue;
         memcpy(tried[ntried++], lv, sizeof(int32_t) * area);
-        const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b);
+        const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b,
+                                                 mmp_tx_scan_of(t->scans, a, b));
         const int64_t rate = t->lambda_q8 * (int64_t)bits;
         if (rate >= best)
             continue; /* J >= rate: it cannot win */

@@ -14,6 +14,7 @@
 
 typedef struct mmp_tx_search {
     const mmp_tx_costs *cost; /* frozen at the start of the step */
+    const mmp_tx_scans *scans; /* mmp_tx_scans_init's */
     int64_t lambda_q8;
     int64_t step_q4;          /* the plane's quantiser step */
     int32_t maxval;

@@ -73,6 +73,7 @@ void mmp_codec_set_transform(mmp_codec *c, int qi)
     c->tx_qi = qi;
     c->tx_step_q4 = qi > 0 ? mmp_tx_step_q4(qi) : 0;
     mmp_tx_models_init(&c->models.tx);
+    mmp_tx_scans_init(&c->tx_scans);
 }
 
 void mmp_codec_free(mmp_codec *c)
@@ -210,9 +211,11 @@ static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, i
             level[i] = v;
         }
         io->pos += area;
-        mmp_tx_code_levels(&c->models.tx, io->enc, NULL, NULL, level, a, b);
+        mmp_tx_code_levels(&c->models.tx, io->enc, NULL, NULL, level, a, b,
+                           mmp_tx_scan_of(&c->tx_scans, a, b));
     } else {
-        mmp_tx_code_levels(&c->models.tx, NULL, io->dec, NULL, level, a, b);
+        mmp_tx_code_levels(&c->models.tx, NULL, io->dec, NULL, level, a, b,
+                           mmp_tx_scan_of(&c->tx_scans, a, b));
     }
     mmp_tx_inverse(level, a, b, c->tx_step_q4, c->maxval, res, MMP_B);
 }

@@ -77,9 +77,11 @@ typedef struct mmp_codec {
     long upd_len, upd_room;   /* samples queued, room for */
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
     /* The transform residual (docs/format.md 4.4): the plane's quantiser
-     * index (0: none, and no residual-type symbol) and its step in 1/16. */
+     * index (0: none, and no residual-type symbol) and its step in 1/16,
+     * and the leaves' coefficient scans. */
     int tx_qi;
     int64_t tx_step_q4;
+    mmp_tx_scans tx_scans;
 } mmp_codec;
 
 /* step_blocks: the most blocks of one step (mmp_order.max_step), whose new

@@ -114,6 +114,13 @@ void mmp_tx_scan(int a, int b, uint16_t *scan)
             scan[n++] = (uint16_t)(y * w + dg - y);
 }
 
+void mmp_tx_scans_init(mmp_tx_scans *s)
+{
+    for (int a = MMP_LOG2_PMIN; a <= MMP_LOG2B; a++)
+        for (int b = MMP_LOG2_PMIN; b <= MMP_LOG2B; b++)
+            mmp_tx_scan(a, b, s->scan[a - MMP_LOG2_PMIN][b - MMP_LOG2_PMIN]);
+}
+
 /* ------------------------------------------------------------ models */
 
 void mmp_tx_models_init(mmp_tx_models *m)
@@ -208,13 +215,12 @@ static int bit_length(uint32_t v)
 #define PAD (MMP_B + 2)
 
 uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
-                            const mmp_tx_costs *cost, int32_t *level, int a, int b)
+                            const mmp_tx_costs *cost, int32_t *level, int a, int b,
+                            const uint16_t *scan)
 {
     tx_io io = {.enc = cost ? NULL : enc, .dec = cost || enc ? NULL : dec, .cost = cost};
     const int w = 1 << b, area = 1 << (a + b), ps = mmp_pscale(a, b);
     const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
-    uint16_t scan[MMP_B * MMP_B];
-    mmp_tx_scan(a, b, scan);
     const int coding = enc || cost;
     int last = -1;
     if (coding)

@@ -106,14 +106,26 @@ extern const int8_t mmp_tx_matrix16[16][16];
  * DC: diagonal y + x ascending, y descending within one). */
 void mmp_tx_scan(int a, int b, uint16_t *scan);
 
+/* Every leaf shape's scan, made once for a caller that codes or prices
+ * many leaves. */
+typedef struct mmp_tx_scans {
+    uint16_t scan[MMP_LOG2B - MMP_LOG2_PMIN + 1][MMP_LOG2B - MMP_LOG2_PMIN + 1][MMP_B * MMP_B];
+} mmp_tx_scans;
+void mmp_tx_scans_init(mmp_tx_scans *s);
+static inline const uint16_t *mmp_tx_scan_of(const mmp_tx_scans *s, int a, int b)
+{
+    return s->scan[a - MMP_LOG2_PMIN][b - MMP_LOG2_PMIN];
+}
+
 /*
  * The coefficient syntax of one leaf, in one of three directions: code the
  * levels (enc set), decode them (dec set) or return their cost in 1/256
  * bit under frozen costs (cost set, models unused). level is row-major
- * 2^a x 2^b; levels coded must lie within +-MMP_TX_MAX_LEVEL. Returns the
- * cost (0 when coding).
+ * 2^a x 2^b; levels coded must lie within +-MMP_TX_MAX_LEVEL; scan is the
+ * leaf's (mmp_tx_scan of a, b). Returns the cost (0 when coding).
  */
 uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
-                            const mmp_tx_costs *cost, int32_t *level, int a, int b);
+                            const mmp_tx_costs *cost, int32_t *level, int a, int b,
+                            const uint16_t *scan);
 
 #endif

@@ -199,14 +199,17 @@ static void test_price_modes_any_order(void **state)
     rng_seed(21);
     mmp_tx_models models;
     mmp_tx_costs costs;
+    mmp_tx_scans scans;
     mmp_tx_models_init(&models);
     mmp_tx_costs_of(&models, &costs);
+    mmp_tx_scans_init(&scans);
     int ties = 0, bounded = 0;
     for (int draw = 0; draw < 72; draw++) {
         const int a = 2 + draw % 3, b = 2 + (draw / 3) % 3, h = 1 << a, w = 1 << b;
         const int area = h * w;
         const int64_t lambda_q8 = (int64_t)(draw % 2 ? 10 : 60) * 256;
         const mmp_tx_search t = {.cost = &costs,
+                                 .scans = &scans,
                                  .lambda_q8 = lambda_q8,
                                  .step_q4 = mmp_tx_step_q4(mmp_tx_qi_for_lambda(lambda_q8)),
                                  .maxval = 255,
@@ -347,8 +350,10 @@ static void test_levels_round_trip(void **state)
     (void)state;
     rng_seed(3);
     mmp_tx_models me, md;
+    mmp_tx_scans sc;
     mmp_tx_models_init(&me);
     mmp_tx_models_init(&md);
+    mmp_tx_scans_init(&sc);
     enum { LEAVES = 3000 };
     static int32_t all[LEAVES][256];
     int shape[LEAVES][2];
@@ -366,8 +371,9 @@ static void test_levels_round_trip(void **state)
         /* the estimate under the encoder's models as they are now */
         mmp_tx_costs c;
         mmp_tx_costs_of(&me, &c);
-        estimate += mmp_tx_code_levels(NULL, NULL, NULL, &c, all[k], a, b);
-        mmp_tx_code_levels(&me, &enc, NULL, NULL, all[k], a, b);
+        estimate +=
+            mmp_tx_code_levels(NULL, NULL, NULL, &c, all[k], a, b, mmp_tx_scan_of(&sc, a, b));
+        mmp_tx_code_levels(&me, &enc, NULL, NULL, all[k], a, b, mmp_tx_scan_of(&sc, a, b));
     }
     assert_int_equal(mmp_rc_enc_finish(&enc), 0);
     /* the estimate within 2 % (plus the flush) of what was written: it
@@ -381,7 +387,7 @@ static void test_levels_round_trip(void **state)
     for (int k = 0; k < LEAVES; k++) {
         int32_t got[256];
         const int a = shape[k][0], b = shape[k][1];
-        mmp_tx_code_levels(&md, NULL, &dec, NULL, got, a, b);
+        mmp_tx_code_levels(&md, NULL, &dec, NULL, got, a, b, mmp_tx_scan_of(&sc, a, b));
         if (memcmp(got, all[k], sizeof(int32_t) << (a + b)))
             fail_msg("leaf %d (%dx%d) decodes differently", k, 1 << a, 1 << b);
     }
@@ -397,14 +403,16 @@ static void test_levels_known_bytes(void **state)
     (void)state;
     rng_seed(11);
     mmp_tx_models m;
+    mmp_tx_scans sc;
     mmp_tx_models_init(&m);
+    mmp_tx_scans_init(&sc);
     mmp_rc_enc enc;
     mmp_rc_enc_init(&enc);
     for (int k = 0; k < 400; k++) {
         int32_t lv[256];
         const int a = 2 + k % 3, b = 2 + k / 3 % 3;
         draw_levels(lv, 1 << (a + b), k % 7 == 6 ? 3 : k % 4);
-        mmp_tx_code_levels(&m, &enc, NULL, NULL, lv, a, b);
+        mmp_tx_code_levels(&m, &enc, NULL, NULL, lv, a, b, mmp_tx_scan_of(&sc, a, b));
     }
     assert_int_equal(mmp_rc_enc_finish(&enc), 0);
     uint64_t h = 1469598103934665603ull;
