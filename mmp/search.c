@@ -95,7 +95,6 @@ struct mmp_search {
     uint32_t rflag_cost[MMP_NSCALES][3];
     uint32_t *idx_cost[MMP_NSCALES];
     mmp_tx_costs tx_cost; /* when the plane has the transform residual */
-    mmp_tx_scans tx_scans;
     mmp_tx_search tx;
     int64_t lambda;
     mmp_search_speed speed;
@@ -206,8 +205,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->tab.lambda_q8 = lambda_q8;
     s->tab.maxval = c->maxval;
     s->tab.dict_id = (uint32_t)c->plane_index;
-    mmp_tx_scans_init(&s->tx_scans);
-    s->tx = (mmp_tx_search){.cost = &s->tx_cost, .scans = &s->tx_scans, .lambda_q8 = lambda_q8,
+    s->tx = (mmp_tx_search){.cost = &s->tx_cost, .scans = &c->tx_scans, .lambda_q8 = lambda_q8,
                             .step_q4 = c->tx_step_q4, .maxval = c->maxval,
                             .rdoq_only = s->speed.rdoq_only};
     *out = s;

@@ -18,6 +18,7 @@ int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap
     c->width = width;
     c->height = height;
     c->maxval = maxval;
+    mmp_tx_scans_init(&c->tx_scans);
     int err = mmp_dict_init(&c->dict, dict_cap, maxval, redund_q4);
     if (err)
         return err;
@@ -73,7 +74,6 @@ void mmp_codec_set_transform(mmp_codec *c, int qi)
     c->tx_qi = qi;
     c->tx_step_q4 = qi > 0 ? mmp_tx_step_q4(qi) : 0;
     mmp_tx_models_init(&c->models.tx);
-    mmp_tx_scans_init(&c->tx_scans);
 }
 
 void mmp_codec_free(mmp_codec *c)

@@ -78,7 +78,8 @@ typedef struct mmp_codec {
     int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
     /* The transform residual (docs/format.md 4.4): the plane's quantiser
      * index (0: none, and no residual-type symbol) and its step in 1/16,
-     * and the leaves' coefficient scans. */
+     * and the leaves' coefficient scans (made by mmp_codec_init; the
+     * search's pricing reads them too). */
     int tx_qi;
     int64_t tx_step_q4;
     mmp_tx_scans tx_scans;
