@@ -448,12 +448,14 @@ static void set_error(mmp_search *s, int err)
  * The transform residual of the prediction of every mode in tmodes, priced
  * in the ranking's order (order[0 .. n-1]): J into jtx[m] (head[m], the
  * leaf's flag and mode bits, included; the exact J only where it may win,
- * mmp_tx_price_modes). Returns the first mode of least cost, whose levels
- * and residual go to x->best_level and x->best_res.
+ * mmp_tx_price_modes, against the others and against the dictionary's best
+ * (rival_j, rival_mode) when rival_mode >= 0). Returns the first mode of
+ * least cost, whose levels and residual go to x->best_level and
+ * x->best_res (where it beats the rival).
  */
 static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const int32_t *pred,
                     const uint8_t *real, int a, int b, unsigned tmodes, const int *order, int n,
-                    const int64_t *head, int64_t *jtx)
+                    const int64_t *head, int64_t rival_j, int rival_mode, int64_t *jtx)
 {
     const int64_t rtype = s->lambda * s->tx_cost.rtype[mmp_pscale(a, b)][1];
     int64_t htx[MMP_NUM_MODES];
@@ -463,12 +465,12 @@ static int price_tx(const mmp_search *s, scratch *x, const int32_t *orig, const 
             tm[ntm++] = order[k];
             htx[order[k]] = head[order[k]] + rtype;
         }
-    return mmp_tx_price_modes(&s->tx, orig, pred, real, a, b, tm, ntm, htx, x->tx_level,
-                              x->tx_res, x->best_level, x->best_res, jtx);
+    return mmp_tx_price_modes(&s->tx, orig, pred, real, a, b, tm, ntm, htx, rival_j, rival_mode,
+                              x->tx_level, x->tx_res, x->best_level, x->best_res, jtx);
 }
 
 /* price_tx's arguments and result, for running it while the engine
- * matches (mmp_memo_matches' work). */
+ * matches (mmp_memo_matches' work) or after. */
 typedef struct tx_job {
     const mmp_search *s;
     scratch *x;
@@ -480,14 +482,17 @@ typedef struct tx_job {
     int n;
     const int64_t *head;
     int64_t *jtx;
-    int best;
+    int64_t rival_j;
+    int rival_mode;
+    int ran, best;
 } tx_job;
 
 static void tx_job_run(void *arg)
 {
     tx_job *j = arg;
     j->best = price_tx(j->s, j->x, j->orig, j->pred, j->real, j->a, j->b, j->tmodes, j->order,
-                       j->n, j->head, j->jtx);
+                       j->n, j->head, j->rival_j, j->rival_mode, j->jtx);
+    j->ran = 1;
 }
 
 /*
@@ -544,7 +549,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
                                    (m == MMP_PRED_ANG ? s->angle_cost[angle] : 0));
     tx_job job = {.s = s, .x = x, .orig = orig, .pred = pred, .real = real, .a = a, .b = b,
                   .tmodes = tmodes, .order = order, .n = n, .head = head, .jtx = jtx,
-                  .best = -1};
+                  .rival_mode = -1, .best = -1};
     /* The transform is priced first where its result decides the engine's
      * work (tx_skip), else while the engine matches. */
     const int tx_first = tx && (s->speed.tx_skip || !modes);
@@ -576,10 +581,9 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     atomic_fetch_add_explicit(&s->hits, hits, memory_order_relaxed);
     dp_tables *dp = &x->dp;
     int64_t best = INT64_MAX;
-    int best_mode = 0, best_tx = 0;
+    int best_mode = -1, best_tx = 0;
     /* Every option in mode order, the tree before the transform: of equal
-     * costs the first. A transform that wins is the first of least cost,
-     * job.best, whose levels are kept. */
+     * costs the first. First the trees' first of least cost. */
     for (int m = 0; m < nm; m++) {
         if ((modes >> m & 1)) {
             const int64_t jv = residual_dp(s, x->matches + (long)m * count, a, b, dp) + head[m] +
@@ -587,16 +591,27 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
             if (jv < best) {
                 best = jv;
                 best_mode = m;
-                best_tx = 0;
                 memcpy(dp->best_flag, dp->flag, (size_t)count);
             }
         }
-        if (tx && (tmodes >> m & 1) && jtx[m] < best) {
-            best = jtx[m];
-            best_mode = m;
-            best_tx = 1;
-        }
     }
+    /* The transforms, unless priced while the engine matched: under the
+     * best tree's bound, which spares most of the work. A transform that
+     * wins is the first of least cost, job.best, whose levels are kept; it
+     * comes before the tree of a later mode. */
+    if (tx && !job.ran) {
+        job.rival_j = best;
+        job.rival_mode = best_mode;
+        tx_job_run(&job);
+    }
+    if (job.best >= 0 && (best_mode < 0 || jtx[job.best] < best ||
+                          (jtx[job.best] == best && job.best < best_mode))) {
+        best = jtx[job.best];
+        best_mode = job.best;
+        best_tx = 1;
+    }
+    if (best_mode < 0)
+        best_mode = 0; /* no option: an engine error, or no mode */
     const mmp_match *mt = x->matches + (long)best_mode * count;
     int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
     *nt = 0;

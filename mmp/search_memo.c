@@ -186,10 +186,8 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         missing[nmiss++] = md;
     }
     pthread_mutex_unlock(lock);
-    /* The work goes between submit and wait when there are both, else first. */
+    /* The work goes between submit and wait, when there are both. */
     const int overlap = work && nmiss && e->eng->submit;
-    if (work && !overlap)
-        work(work_arg);
     if (nmiss) {
         int err;
         if (overlap) {

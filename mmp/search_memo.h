@@ -49,10 +49,10 @@ typedef struct mmp_memo_scratch {
  * in the memo are copied; the others go to the engine in one call and are
  * kept; modes that another thread is computing are waited for (helping the
  * engine meanwhile when it can be helped). *hits counts the modes that came
- * from the memo. work (unless NULL) runs once, on this thread, with
- * work_arg: while the engine computes, with an engine that can be called
- * in two halves (submit, wait), else before. Returns 0 or the engine's
- * error.
+ * from the memo. work (unless NULL) runs at most once, on this thread,
+ * with work_arg: while the engine computes, with an engine that can be
+ * called in two halves (submit, wait) and a mode to compute; else not at
+ * all (the caller does it after). Returns 0 or the engine's error.
  */
 int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int a, int b,
                      unsigned modes, const int32_t *orig, const int32_t *pred,

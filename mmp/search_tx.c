@@ -77,6 +77,23 @@ void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f)
     forward(r, NULL, a, b, f);
 }
 
+/* Gershgorin's bound on the largest eigenvalue of T T^T for the 4-, 8- and
+ * 16-point matrices: the largest row sum of |T T^T| (tests/test_transform.c
+ * works it out again from mmp_tx_matrix16). */
+static const int64_t gersh[3] = {16384, 32840, 66414};
+
+int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b)
+{
+    /* |F|^2 <= sum F^2 = |T_h r T_w^T|^2 <= g_h g_w sum r^2, so
+     * sum r^2 < den^2 / (4 g_h g_w) gives 2 |F| < den. In doubles den^2 is
+     * exact (a step of at most 25 bits times a power of two), the quotient
+     * has one rounding, well inside the 2^-20 taken off. */
+    const double den = (double)(mmp_tx_leaf_step(step_q4, a, b) << (8 + ((a + b) >> 1)));
+    const double q = den * den / (4.0 * (double)gersh[a - MMP_LOG2_PMIN] * (double)gersh[b - MMP_LOG2_PMIN]) *
+                     (1.0 - 0x1p-20);
+    return q >= 0x1p62 ? (int64_t)1 << 62 : (int64_t)q;
+}
+
 /* Rate in 1/256 bit of magnitude |level| = v >= 1 at magnitude context mc,
  * sign included (the syntax of mmp_tx_code_levels). */
 static double mag_rate(const mmp_tx_costs *c, int mc, int v)
@@ -197,15 +214,34 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     const int area = 1 << (a + b);
     int32_t lv[MMP_B * MMP_B], rs[MMP_B * MMP_B];
     int64_t f[MMP_B * MMP_B];
-    forward(orig, pred, a, b, f);
     /* D = F / 2^(8 + floor((a + b) / 2)) in the units of the dequantised
      * value (mmp_tx_inverse), so level = F / den. */
     const int64_t den = mmp_tx_leaf_step(t->step_q4, a, b) << (8 + ((a + b) >> 1));
+    /* Where every 2 |F| < den, every candidate is the prediction alone:
+     * rounding to nearest, the most any offset gives, makes every level
+     * zero, and so does RDOQ, which starts from it (its x = |F| / den is
+     * at most 1 / 2 - 1 / (2 den) before rounding, far from 1 / 2). A
+     * residual of little energy is such a leaf without its transform. */
+    int64_t energy = 0;
+    for (int i = 0; i < area; i++) {
+        const int64_t d = (int64_t)orig[i] - pred[i];
+        energy += d * d;
+    }
+    int zero_only = energy < mmp_tx_zero_sse(t->step_q4, a, b);
+    if (!zero_only) {
+        forward(orig, pred, a, b, f);
+        int64_t fmax = 0;
+        for (int i = 0; i < area; i++) {
+            const int64_t m = f[i] < 0 ? -f[i] : f[i];
+            fmax = m > fmax ? m : fmax;
+        }
+        zero_only = 2 * fmax < den;
+    }
     /* |F| = q * den + rem once: the level at rounding offset o / 64 is then
      * q + (64 rem >= (64 - o) den), floor(|F| / den + o / 64), without a
      * division per offset. */
     int64_t quo[MMP_B * MMP_B], rem[MMP_B * MMP_B];
-    for (int i = 0; i < area && !t->rdoq_only; i++) {
+    for (int i = 0; i < area && !t->rdoq_only && !zero_only; i++) {
         const int64_t m = f[i] < 0 ? -f[i] : f[i];
         quo[i] = m / den;
         rem[i] = m - quo[i] * den;
@@ -216,7 +252,8 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     int ntried = 0;
     /* Only a J below best matters (the first of least cost wins). */
     int64_t best = limit;
-    for (int o = t->rdoq_only ? NOFFSETS : 0; o <= NOFFSETS + 1; o++) {
+    const int o_last = zero_only ? NOFFSETS : NOFFSETS + 1;
+    for (int o = t->rdoq_only || zero_only ? NOFFSETS : 0; o <= o_last; o++) {
         int nz = 0;
         if (o == NOFFSETS + 1) {
             rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, lv);
@@ -282,14 +319,19 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
 
 int mmp_tx_price_modes(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
                        const uint8_t *real, int a, int b, const int *order, int n,
-                       const int64_t *head, int32_t *level, int32_t *res, int32_t *best_level,
-                       int32_t *best_res, int64_t *jtx)
+                       const int64_t *head, int64_t rival_j, int rival_mode, int32_t *level,
+                       int32_t *res, int32_t *best_level, int32_t *best_res, int64_t *jtx)
 {
     const int area = 1 << (a + b);
     int best = -1;
     for (int k = 0; k < n; k++) {
         const int m = order[k];
-        const int64_t limit = best >= 0 ? jtx[best] + (best > m) - head[m] : INT64_MAX;
+        /* (J, m) must come before the best's and the rival's: J below
+         * theirs, or equal with the mode before theirs. */
+        int64_t bound = best >= 0 ? jtx[best] + (best > m) : INT64_MAX;
+        if (rival_mode >= 0 && rival_j + (rival_mode > m) < bound)
+            bound = rival_j + (rival_mode > m);
+        const int64_t limit = bound == INT64_MAX ? INT64_MAX : bound - head[m];
         jtx[m] = mmp_tx_search_leaf(t, orig, pred + (long)m * area, real, a, b, limit, level,
                                     res) +
                  head[m];

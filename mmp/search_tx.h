@@ -28,6 +28,11 @@ typedef struct mmp_tx_search {
  * proposes levels, which the search prices through the normative inverse. */
 void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f);
 
+/* A sum of squared residual samples of a 2^a x 2^b leaf below which every
+ * coefficient F of mmp_tx_forward has 2 |F| below the level's unit: every
+ * level any quantiser offset or RDOQ gives is zero, without the transform. */
+int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b);
+
 /* The quantiser index for a plane searched at lambda_q8 (on the plane's
  * sample scale): a step of 3.9 * sqrt(lambda) (search_tx.c). */
 int mmp_tx_qi_for_lambda(int64_t lambda_q8);
@@ -62,10 +67,19 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
  * not its exact J: a value that loses to b, which loses to whatever beats
  * b. The order changes neither the mode returned nor its levels, nor any
  * first-of-least choice that includes these J.
+ *
+ * A rival (rival_mode >= 0) is an option priced already that comes just
+ * before the transform of its own mode: the dictionary's best residual,
+ * (rival_j, rival_mode). A mode that cannot beat the rival either is priced
+ * under the rival's bound too, and gets some value that loses to the
+ * rival. So when the rival wins, the mode returned and its levels mean
+ * nothing; when a transform wins, they are the ones pricing everything
+ * exactly gives. Compare jtx of the mode returned with the rival (the tree
+ * of mode d before the transform of mode d) to tell.
  */
 int mmp_tx_price_modes(const mmp_tx_search *t, const int32_t *orig, const int32_t *pred,
                        const uint8_t *real, int a, int b, const int *order, int n,
-                       const int64_t *head, int32_t *level, int32_t *res, int32_t *best_level,
-                       int32_t *best_res, int64_t *jtx);
+                       const int64_t *head, int64_t rival_j, int rival_mode, int32_t *level,
+                       int32_t *res, int32_t *best_level, int32_t *best_res, int64_t *jtx);
 
 #endif

@@ -8,6 +8,7 @@
  * decoder output equal to the encoder's reconstruction on crops of every
  * image (8 and 16 bits), and the same bytes from seq and omp.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +185,80 @@ static void test_forward_is_matrix_product(void **state)
 }
 
 /*
+ * mmp_tx_zero_sse: a residual of less energy has every coefficient below
+ * half a level (2 |F| < the level's unit), so the search may skip its
+ * transform. Tried with the residuals that come nearest, a basis function
+ * of the transform (and its sign flips, and random residuals) scaled to just
+ * under the bound; and the bound is no more than 3 % below the one the
+ * matrices' norms (about 64 sqrt(n)) would give, so that it spares work.
+ */
+static void test_zero_sse(void **state)
+{
+    (void)state;
+    rng_seed(23);
+    static const int qis[] = {1, 9, 24, 40, 56, 72, 88, 120, 160};
+    int tried = 0;
+    for (int a = 2; a <= 4; a++)
+        for (int b = 2; b <= 4; b++)
+            for (size_t q = 0; q < sizeof qis / sizeof qis[0]; q++) {
+                const int h = 1 << a, w = 1 << b, area = h * w;
+                const int64_t step_q4 = mmp_tx_step_q4(qis[q]);
+                const int64_t den = mmp_tx_leaf_step(step_q4, a, b) << (8 + ((a + b) >> 1));
+                const int64_t lim = mmp_tx_zero_sse(step_q4, a, b);
+                const double ideal = (double)den * (double)den /
+                                     (4.0 * 4096.0 * 4096.0 * (double)area);
+                if (!((double)lim <= ideal && (double)lim >= 0.97 * ideal - 1))
+                    fail_msg("%dx%d qi %d: bound %lld, norms give %.1f", h, w, qis[q],
+                             (long long)lim, ideal);
+                for (int k = 0; k < h && lim > 1; k++)
+                    for (int l = 0; l < w; l++)
+                        for (int kind = 0; kind < 3; kind++) {
+                            double base[256], e = 0;
+                            for (int y = 0; y < h; y++)
+                                for (int x = 0; x < w; x++) {
+                                    double v = (double)mmp_tx_matrix16[k * (16 >> a)][y] *
+                                               mmp_tx_matrix16[l * (16 >> b)][x];
+                                    if (kind == 1 && rng_below(8) == 0)
+                                        v = -v;
+                                    if (kind == 2)
+                                        v = rng_range(-100, 100);
+                                    base[y * w + x] = v;
+                                    e += v * v;
+                                }
+                            if (e == 0)
+                                continue;
+                            /* truncated towards zero: the energy stays under lim */
+                            const double sc = sqrt((double)(lim - 1) / e);
+                            int32_t r[256];
+                            int64_t f[256], sse = 0, fmax = 0;
+                            int big = 0;
+                            for (int i = 0; i < area; i++) {
+                                const double v = sc * base[i];
+                                big |= v > 65535 || v < -65535;
+                                r[i] = (int32_t)v;
+                                sse += (int64_t)r[i] * r[i];
+                            }
+                            if (big)
+                                continue; /* past any sample range */
+                            assert_true(sse < lim);
+                            mmp_tx_forward(r, a, b, f);
+                            for (int i = 0; i < area; i++) {
+                                const int64_t m = f[i] < 0 ? -f[i] : f[i];
+                                fmax = m > fmax ? m : fmax;
+                            }
+                            if (!(2 * fmax < den))
+                                fail_msg("%dx%d qi %d basis (%d, %d) kind %d: energy %lld under "
+                                         "%lld, yet |F| %lld reaches half of %lld",
+                                         h, w, qis[q], k, l, kind, (long long)sse,
+                                         (long long)lim, (long long)fmax, (long long)den);
+                            tried++;
+                        }
+            }
+    print_message("%d residuals just under the bound\n", tried);
+    assert_true(tried > 1000);
+}
+
+/*
  * mmp_tx_price_modes in any order gives the first mode of least J and its
  * levels, as pricing every mode exactly does; a mode priced under a bound
  * gets either its exact J or one that loses to the winner's. Every draw
@@ -203,7 +278,7 @@ static void test_price_modes_any_order(void **state)
     mmp_tx_models_init(&models);
     mmp_tx_costs_of(&models, &costs);
     mmp_tx_scans_init(&scans);
-    int ties = 0, bounded = 0;
+    int ties = 0, bounded = 0, rival_wins = 0;
     for (int draw = 0; draw < 72; draw++) {
         const int a = 2 + draw % 3, b = 2 + (draw / 3) % 3, h = 1 << a, w = 1 << b;
         const int area = h * w;
@@ -268,8 +343,33 @@ static void test_price_modes_any_order(void **state)
                     }
             int32_t level[256], res[256], best_level[256], best_res[256];
             int64_t jtx[PM_MODES];
+            /* A rival (the dictionary's best) just before, at or just after
+             * the winner's J, at a mode before or after it; the transform
+             * wins where (J, m) comes first, a tree before its transform. */
+            for (int rv = 0; rv < 6; rv++) {
+                const int64_t rj = exact[want] - 1 + rv % 3;
+                const int rm = rv < 3 ? (want + 1) % PM_MODES : (want + PM_MODES - 1) % PM_MODES;
+                const int tx_wins = exact[want] < rj || (exact[want] == rj && want < rm);
+                const int g = mmp_tx_price_modes(&t, orig, pred, NULL, a, b, order, PM_MODES,
+                                                 head, rj, rm, level, res, best_level, best_res,
+                                                 jtx);
+                const int g_wins = jtx[g] < rj || (jtx[g] == rj && g < rm);
+                if (g_wins != tx_wins)
+                    fail_msg("%dx%d draw %d order %d rival %d: transform wins %d, want %d", h,
+                             w, draw, o, rv, g_wins, tx_wins);
+                rival_wins += !tx_wins;
+                if (!tx_wins)
+                    continue;
+                if (g != want)
+                    fail_msg("%dx%d draw %d order %d rival %d: mode %d, want %d", h, w, draw, o,
+                             rv, g, want);
+                assert_int_equal(jtx[g], exact[want]);
+                assert_memory_equal(best_level, lv[want], sizeof(int32_t) * area);
+                assert_memory_equal(best_res, rs[want], sizeof(int32_t) * area);
+            }
             const int got = mmp_tx_price_modes(&t, orig, pred, NULL, a, b, order, PM_MODES, head,
-                                               level, res, best_level, best_res, jtx);
+                                               INT64_MAX, -1, level, res, best_level, best_res,
+                                               jtx);
             if (got != want)
                 fail_msg("%dx%d draw %d order %d: mode %d, want %d", h, w, draw, o, got, want);
             assert_memory_equal(best_level, lv[want], sizeof(int32_t) * area);
@@ -288,10 +388,12 @@ static void test_price_modes_any_order(void **state)
     }
     /* The draws reached what they are for: the pair winning on a tie, and
      * modes priced under a bound. */
-    print_message("%d of 72 draws won by the first of two equal modes; %d bounded prices\n",
-                  ties, bounded);
+    print_message("%d of 72 draws won by the first of two equal modes; %d bounded prices; "
+                  "the rival won %d of %d\n",
+                  ties, bounded, rival_wins, 72 * 6 * 6);
     assert_true(ties >= 36);
     assert_true(bounded > 0);
+    assert_true(rival_wins > 0 && rival_wins < 72 * 6 * 6);
 }
 
 /* Values worked out by hand from docs/format.md 4.4, and a checksum over
@@ -561,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_inverse_exact),
         cmocka_unit_test(test_forward_is_matrix_product),
+        cmocka_unit_test(test_zero_sse),
         cmocka_unit_test(test_price_modes_any_order),
         cmocka_unit_test(test_inverse_known_answers),
         cmocka_unit_test(test_scan),
