@@ -551,7 +551,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
                   .tmodes = tmodes, .order = order, .n = n, .head = head, .jtx = jtx,
                   .rival_mode = -1, .best = -1};
     /* The transform is priced first where its result decides the engine's
-     * work (tx_skip), else while the engine matches. */
+     * work (tx_skip), else while the engine matches (an engine called in
+     * two halves) or after it, under the best tree's bound (below). */
     const int tx_first = tx && (s->speed.tx_skip || !modes);
     if (tx_first)
         tx_job_run(&job);

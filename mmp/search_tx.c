@@ -78,8 +78,8 @@ void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f)
 }
 
 /* Gershgorin's bound on the largest eigenvalue of T T^T for the 4-, 8- and
- * 16-point matrices: the largest row sum of |T T^T| (tests/test_transform.c
- * works it out again from mmp_tx_matrix16). */
+ * 16-point matrices: the largest row sum of |T T^T| (test_zero_sse in
+ * tests/test_transform.c tries the bound with the matrices' own rows). */
 static const int64_t gersh[3] = {16384, 32840, 66414};
 
 int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b)
@@ -89,8 +89,8 @@ int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b)
      * exact (a step of at most 25 bits times a power of two), the quotient
      * has one rounding, well inside the 2^-20 taken off. */
     const double den = (double)(mmp_tx_leaf_step(step_q4, a, b) << (8 + ((a + b) >> 1)));
-    const double q = den * den / (4.0 * (double)gersh[a - MMP_LOG2_PMIN] * (double)gersh[b - MMP_LOG2_PMIN]) *
-                     (1.0 - 0x1p-20);
+    const double g = (double)gersh[a - MMP_LOG2_PMIN] * (double)gersh[b - MMP_LOG2_PMIN];
+    const double q = den * den / (4.0 * g) * (1.0 - 0x1p-20);
     return q >= 0x1p62 ? (int64_t)1 << 62 : (int64_t)q;
 }
 
