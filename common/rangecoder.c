@@ -233,14 +233,25 @@ static uint32_t fen_prefix(const mmp_imodel *m, int i)
     return s;
 }
 
+/* A node above n that does not cover symbol n - 1 covers no symbol with a
+ * count and is zero (fen_add keeps it so), so only the nodes up to n and
+ * the chain of n above it are built: an index model is made for every
+ * scale of every plane with a cap far above its first n. */
 static void fen_rebuild(mmp_imodel *m)
 {
-    m->tree[0] = 0;
-    for (int i = 1; i <= m->cap; i++)
-        m->tree[i] = i <= m->n ? m->freq[i - 1] : 0;
-    for (int i = 1; i <= m->cap; i++) {
-        int j = i + (i & -i);
-        if (j <= m->cap)
+    const int n = m->n, cap = m->cap;
+    for (int i = 1; i <= n; i++)
+        m->tree[i] = m->freq[i - 1];
+    for (int j = n + (n & -n); j <= cap; j += j & -j)
+        m->tree[j] = 0;
+    for (int i = 1; i <= n; i++) {
+        const int j = i + (i & -i);
+        if (j <= cap)
+            m->tree[j] += m->tree[i];
+    }
+    for (int i = n + (n & -n); i <= cap; i += i & -i) {
+        const int j = i + (i & -i);
+        if (j <= cap)
             m->tree[j] += m->tree[i];
     }
 }
@@ -281,10 +292,15 @@ int mmp_imodel_init(mmp_imodel *m, int cap, int n0)
     }
     m->cap = cap;
     m->n = n0;
-    for (int i = 0; i < n0; i++)
-        m->freq[i] = 1;
     m->total = (uint32_t)n0;
-    fen_rebuild(m);
+    /* Counts of 1: node i sums the symbols of (i - low, i], low = i & -i,
+     * that are below n0 (fen_rebuild's result, made directly). */
+    for (int i = 1; i <= n0; i++) {
+        m->freq[i - 1] = 1;
+        m->tree[i] = (uint32_t)(i & -i);
+    }
+    for (int j = n0 + (n0 & -n0); j <= cap; j += j & -j)
+        m->tree[j] = (uint32_t)(n0 - (j - (j & -j)));
     return MMP_OK;
 }
 

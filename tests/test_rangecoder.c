@@ -48,6 +48,13 @@ static void check_imodel(const mmp_imodel *m)
             t += m->tree[j];
         assert_int_equal(s, t);
     }
+    /* Every node of the tree, those above n (which growing adds to) too. */
+    for (int j = 1; j <= m->cap; j++) {
+        uint32_t s = 0;
+        for (int i = j - (j & -j); i < j && i < m->n; i++)
+            s += m->freq[i];
+        assert_int_equal(m->tree[j], s);
+    }
 }
 
 static void test_enc_growth_from_empty(void **state)
@@ -327,6 +334,17 @@ static void test_imodel_args(void **state)
     assert_int_equal(mmp_imodel_init(&im, 8, 9), MMP_EINVAL);
     assert_int_equal(mmp_imodel_init(&im, MMP_IMODEL_MAX_CAP + 1, 1), MMP_EINVAL);
     mmp_imodel_free(&im); /* harmless after a failed init */
+    /* A new model's every tree node, at caps and first counts around
+     * powers of two, and then after growing by one. */
+    for (int cap = 1; cap <= 70; cap++)
+        for (int n0 = 1; n0 <= cap; n0++) {
+            assert_int_equal(mmp_imodel_init(&im, cap, n0), 0);
+            assert_int_equal(im.total, (uint32_t)n0);
+            check_imodel(&im);
+            mmp_imodel_grow(&im, n0 + 1);
+            check_imodel(&im);
+            mmp_imodel_free(&im);
+        }
     assert_int_equal(mmp_imodel_init(&im, 8, 3), 0);
     mmp_imodel_grow(&im, 2);
     assert_int_equal(im.n, 3);
