@@ -181,10 +181,6 @@ static void rescale_with(const mmp_dict *d, const int32_t *src, int a, int b, in
 static int64_t signature(const int32_t *p, int s, int32_t *sig);
 static void set_known1(mmp_dict *d, int32_t v);
 
-static void append(mmp_dict *d, int s, const int32_t *pat, int32_t psum, const int32_t *psig,
-                   int64_t pmaxabs, int pos);
-static int sorted_lower_bound(const mmp_dict *d, int s, int32_t v);
-
 /*
  * The initial contents (docs/format.md 5.1): the constant patterns 0, +step,
  * -step, +2 step, -2 step, ... (the zero block has index 0) offered to every
@@ -192,8 +188,11 @@ static int sorted_lower_bound(const mmp_dict *d, int s, int32_t v);
  * does. Between constant patterns of values v and w at a scale of n samples
  * the redundancy test, 16 * n * (v - w)^2 <= redund_q4 * n, does not depend
  * on the scale, so the values kept are found once, on the values alone,
- * and appended to every scale without the test. tests/test_dict.c compares
- * the result with the insertions'.
+ * and written to every scale without the test, with their sorted sums
+ * (v * n sorts as v does) in one pass rather than an insertion each: a
+ * decoder makes this dictionary for every plane it decodes, the fuzz
+ * targets for every input. tests/test_dict.c compares the result with the
+ * insertions'.
  */
 #define INIT_MAX 63 /* mmp_dict_initial_count's largest */
 static void init_constants(mmp_dict *d, int maxval)
@@ -212,26 +211,42 @@ static void init_constants(mmp_dict *d, int maxval)
         if (!red)
             val[m++] = v;
     }
-    int32_t pat[MMP_B * MMP_B], ones[MMP_B * MMP_B], unit[MMP_DICT_SIG] = {0};
+    int ord[INIT_MAX]; /* the kept values' indices, values ascending (all distinct) */
+    int32_t maxabs = 0;
+    for (int k = 0; k < m; k++) {
+        int j = k;
+        for (; j > 0 && val[ord[j - 1]] > val[k]; j--)
+            ord[j] = ord[j - 1];
+        ord[j] = k;
+        maxabs = val[k] < -maxabs ? -val[k] : val[k] > maxabs ? val[k] : maxabs;
+    }
+    int32_t ones[MMP_B * MMP_B], unit[MMP_DICT_SIG] = {0};
     for (int i = 0; i < MMP_B * MMP_B; i++)
         ones[i] = 1;
     for (int s = 0; s < MMP_NSCALES; s++) {
-        const int area = mmp_scale_area(s), sig = area >= SIG_MIN_AREA;
+        const int area = mmp_scale_area(s);
+        int32_t *e = d->data[s];
+        for (int k = 0; k < m; k++)
+            for (int i = 0; i < area; i++)
+                *e++ = val[k];
         /* A constant pattern's signature is v times that of the pattern of
          * ones (no sum of it reaches SIG_DIFF_MAX: |v| < 2^16 and a quadrant
          * holds at most 64 samples), its largest |sample| |v|. */
-        if (sig)
+        if (area >= SIG_MIN_AREA) {
             signature(ones, s, unit);
-        for (int k = 0; k < m; k++) {
-            const int32_t v = val[k], psum = v * area;
-            int32_t psig[MMP_DICT_SIG] = {0};
-            for (int i = 0; i < area; i++)
-                pat[i] = v;
-            for (int i = 0; i < MMP_DICT_SIG && sig; i++)
-                psig[i] = v * unit[i];
-            append(d, s, pat, psum, psig, sig ? (v < 0 ? -v : v) : 0,
-                   sorted_lower_bound(d, s, psum));
+            int32_t *g = d->sig[s];
+            for (int k = 0; k < m; k++)
+                for (int i = 0; i < MMP_DICT_SIG; i++)
+                    *g++ = val[k] * unit[i];
+            d->maxabs[s] = maxabs;
         }
+        for (int p = 0; p < m; p++) {
+            d->sorted_sum[s][p] = val[ord[p]] * area;
+            d->sorted_id[s][p] = ord[p];
+        }
+        for (int i = 0; i * MMP_DICT_DIR < m; i++)
+            d->sum_dir[s][i] = d->sorted_sum[s][i * MMP_DICT_DIR];
+        d->n[s] = m;
     }
 }
 
