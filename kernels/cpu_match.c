@@ -213,21 +213,32 @@ static void best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r
     out->pad = 0;
 }
 
-/* Exhaustive search over the real pixels only. */
-static void best_masked(const mmp_search_tables *t, int s, int n, const int32_t *r,
-                        const uint8_t *real, mmp_match *out)
+/* Exhaustive search over the nr real pixels only, whose residual samples
+ * rr[] lie at pos[] in the node. An element stops once its partial cost
+ * passes the best so far: its whole cost would too, and on equal costs the
+ * earlier id (tried first) is kept, so the winner is the full scan's. The
+ * partial blocks at an image's right and bottom edges take this path, all
+ * of them where an image is smaller than a block. */
+static void best_masked(const mmp_search_tables *t, int s, const int32_t *rr, const int *pos,
+                        int nr, mmp_match *out)
 {
     const mmp_dict *d = t->dict;
     int64_t best = INT64_MAX;
     int best_id = 0;
     for (int id = 0; id < d->n[s]; id++) {
         const int32_t *e = mmp_dict_elem(d, s, id);
+        const int64_t rate = t->lambda_q8 * t->idx_cost[s][id];
         int64_t acc = 0;
-        for (int i = 0; i < n; i++) {
-            int64_t diff = (int64_t)r[i] - e[i];
-            acc += real[i] ? diff * diff : 0;
+        int i = 0;
+        for (; i < nr; i++) {
+            const int64_t diff = (int64_t)rr[i] - e[pos[i]];
+            acc += diff * diff;
+            if ((i & 15) == 15 && (acc << 16) + rate > best)
+                break;
         }
-        int64_t j = (acc << 16) + t->lambda_q8 * t->idx_cost[s][id];
+        if (i < nr)
+            continue;
+        const int64_t j = (acc << 16) + rate;
         if (j < best) {
             best = j;
             best_id = id;
@@ -243,21 +254,21 @@ void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int3
                     mmp_match *out)
 {
     const int hs = 1 << a, ws = 1 << b, n = hs * ws, w = 1 << lw;
-    int32_t node[MMP_B * MMP_B];
-    uint8_t node_real[MMP_B * MMP_B];
-    int all_real = 1;
+    int32_t node[MMP_B * MMP_B], real_res[MMP_B * MMP_B];
+    int real_pos[MMP_B * MMP_B], nr = 0;
     for (int y = 0; y < hs; y++) {
         const long row = (long)(y0 + y) * w + x0;
         for (int x = 0; x < ws; x++)
             node[y * ws + x] = orig[row + x] - pred[row + x];
         if (real)
-            for (int x = 0; x < ws; x++) {
-                node_real[y * ws + x] = real[row + x];
-                all_real &= real[row + x];
-            }
+            for (int x = 0; x < ws; x++)
+                if (real[row + x]) {
+                    real_res[nr] = node[y * ws + x];
+                    real_pos[nr++] = y * ws + x;
+                }
     }
-    if (!all_real) {
-        best_masked(t, mmp_scale(a, b), n, node, node_real, out);
+    if (real && nr < n) {
+        best_masked(t, mmp_scale(a, b), real_res, real_pos, nr, out);
         return;
     }
     int64_t half = 0, sum;
