@@ -66,7 +66,11 @@ void mmp_tx_inverse_begin(mmp_tx_inv *s, const int32_t *level, int a, int b, int
         if (any)
             s->rows[s->nr++] = k;
     }
-    for (int l = 0; l < w; l++)
+    for (int l = 0; l < w; l += 2)
+        if (colany >> l & 1)
+            s->cols[s->nc++] = l;
+    s->nce = s->nc;
+    for (int l = 1; l < w; l += 2)
         if (colany >> l & 1)
             s->cols[s->nc++] = l;
 }
@@ -84,13 +88,22 @@ void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res)
             acc += (int64_t)mmp_tx_matrix16[s->rows[i] * sh][y] * s->d[s->rows[i] * w + l];
         t[j] = acc;
     }
-    /* The row: u[x] = sum_l t[l] T_w[l][x], |u| < 2^53. */
-    for (int x = 0; x < w; x++) {
-        int64_t acc = 0;
-        for (int j = 0; j < s->nc; j++)
-            acc += t[j] * mmp_tx_matrix16[s->cols[j] * sw][x];
-        int64_t r = mmp_floor_shift(acc + s->half, s->shift);
-        res[x] = (int32_t)(r > s->maxval ? s->maxval : r < -s->maxval ? -s->maxval : r);
+    /* The row: u[x] = sum_l t[l] T_w[l][x], |u| < 2^53, by even and odd
+     * columns l: T_w[l][w - 1 - x] = (-1)^l T_w[l][x], so with e and o the
+     * even and odd columns' parts of u[x], u[w - 1 - x] = e - o. The same
+     * exact sums in half the multiplications. (The column transforms above
+     * could pair rows y and h - 1 - y alike, but the search's candidates
+     * mostly stop within the first rows, before any pair's second row.) */
+    for (int x = 0; x < w / 2; x++) {
+        int64_t e = 0, o = 0;
+        for (int j = 0; j < s->nce; j++)
+            e += t[j] * mmp_tx_matrix16[s->cols[j] * sw][x];
+        for (int j = s->nce; j < s->nc; j++)
+            o += t[j] * mmp_tx_matrix16[s->cols[j] * sw][x];
+        const int64_t r0 = mmp_floor_shift(e + o + s->half, s->shift);
+        const int64_t r1 = mmp_floor_shift(e - o + s->half, s->shift);
+        res[x] = (int32_t)(r0 > s->maxval ? s->maxval : r0 < -s->maxval ? -s->maxval : r0);
+        res[w - 1 - x] = (int32_t)(r1 > s->maxval ? s->maxval : r1 < -s->maxval ? -s->maxval : r1);
     }
 }
 

@@ -88,7 +88,8 @@ void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t
  * row; each row's values are those of the whole transform). */
 typedef struct mmp_tx_inv {
     int64_t d[MMP_B * MMP_B]; /* the dequantised levels */
-    int rows[MMP_B], cols[MMP_B], nr, nc; /* the rows and columns of d that hold one */
+    int rows[MMP_B], cols[MMP_B], nr, nc; /* the rows and columns of d that hold one, */
+    int nce;                              /* the even columns first: nce of them */
     int a, b, shift;
     int64_t half;
     int32_t maxval;
