@@ -240,6 +240,7 @@ static uint32_t fen_prefix(const mmp_imodel *m, int i)
 static void fen_rebuild(mmp_imodel *m)
 {
     const int n = m->n, cap = m->cap;
+    assert(n >= 1); /* n + (n & -n) > n: the chain's walk ends */
     for (int i = 1; i <= n; i++)
         m->tree[i] = m->freq[i - 1];
     for (int j = n + (n & -n); j <= cap; j += j & -j)
