@@ -293,15 +293,10 @@ int mmp_imodel_init(mmp_imodel *m, int cap, int n0)
     }
     m->cap = cap;
     m->n = n0;
+    for (int i = 0; i < n0; i++)
+        m->freq[i] = 1;
     m->total = (uint32_t)n0;
-    /* Counts of 1: node i sums the symbols of (i - low, i], low = i & -i,
-     * that are below n0 (fen_rebuild's result, made directly). */
-    for (int i = 1; i <= n0; i++) {
-        m->freq[i - 1] = 1;
-        m->tree[i] = (uint32_t)(i & -i);
-    }
-    for (int j = n0 + (n0 & -n0); j <= cap; j += j & -j)
-        m->tree[j] = (uint32_t)(n0 - (j - (j & -j)));
+    fen_rebuild(m);
     return MMP_OK;
 }
 

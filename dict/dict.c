@@ -218,7 +218,8 @@ static void init_constants(mmp_dict *d, int maxval)
         for (; j > 0 && val[ord[j - 1]] > val[k]; j--)
             ord[j] = ord[j - 1];
         ord[j] = k;
-        maxabs = val[k] < -maxabs ? -val[k] : val[k] > maxabs ? val[k] : maxabs;
+        const int32_t av = val[k] < 0 ? -val[k] : val[k];
+        maxabs = av > maxabs ? av : maxabs;
     }
     int32_t ones[MMP_B * MMP_B], unit[MMP_DICT_SIG] = {0};
     for (int i = 0; i < MMP_B * MMP_B; i++)
