@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/timing.h"
@@ -32,6 +33,22 @@ static const mmp_engine_ops *quick_engine(const mmp_engine_config *cfg)
         }
     }
     return best;
+}
+
+/*
+ * The head start's threads where none were given for it (0, or -t meant for
+ * the slow engine): three quarters of the cores. While OpenCL starts, its
+ * driver keeps a few cores busy, and an OpenMP team on every core then
+ * waits for its threads that lost theirs: on a 16-core host omp searched
+ * camera's first 21 steps in about 270 ms beside the start against 80 ms
+ * alone, and on 8 threads in about 100 ms; 12 threads searched the most
+ * steps before the start ended (docs/results/wavefront-2026-11-23.md,
+ * "Twelfth session").
+ */
+static int head_start_threads(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores >= 2 ? (int)(cores * 3 / 4) : 1;
 }
 
 static int any_slow(void)
@@ -128,12 +145,12 @@ int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *
     if (r->head_start == 0 || (is_auto ? !any_slow() : !named || !named->slow_start))
         return start_now(r, r->name, errbuf, errlen);
 
-    /* The head start: a CPU engine now (all the cores when the threads
-     * given are the slow engine's), the slow one on a thread of its own. */
+    /* The head start: a CPU engine now, the slow one on a thread of its
+     * own. */
     r->named = !is_auto;
     mmp_engine_config quick = r->cfg;
-    if (r->named)
-        quick.threads = 0;
+    if (r->named || quick.threads == 0)
+        quick.threads = head_start_threads();
     char why[512];
     r->cpu = quick_engine(&quick);
     if (!r->cpu || r->cpu->create(&r->es, &quick, why, sizeof why)) {
