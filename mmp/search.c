@@ -104,7 +104,7 @@ struct mmp_search {
     int nworkers;
     mmp_pool pool; /* of scratch */
     _Atomic int err;
-    _Atomic uint64_t evals, hits;
+    _Atomic uint64_t evals, hits, leaf_hits;
     mmp_logger log;
     int verbose;
 };
@@ -185,6 +185,7 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     atomic_init(&s->err, 0);
     atomic_init(&s->evals, 0);
     atomic_init(&s->hits, 0);
+    atomic_init(&s->leaf_hits, 0);
     /* One scratch per thread is enough (a thread starts no other search
      * work while it evaluates a leaf); the pool may still grow, as a margin
      * against a runtime that nests tasks where this one does not. */
@@ -218,9 +219,10 @@ void mmp_search_destroy(mmp_search *s)
         return;
     if (s->verbose)
         mmp_log(&s->log, MMP_LOG_INFO,
-                "search: %d threads, %llu mode evaluations, %llu from the memo, %d scratch",
+                "search: %d threads, %llu mode evaluations, %llu from the memo, %llu leaves "
+                "repeated whole, %d scratch",
                 s->sched.threads, (unsigned long long)s->evals, (unsigned long long)s->hits,
-                s->pool.nowned);
+                (unsigned long long)s->leaf_hits, s->pool.nowned);
     for (int k = 0; k < MMP_NSCALES; k++)
         free(s->idx_cost[k]);
     mmp_pool_free(&s->pool);
@@ -522,13 +524,23 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
                 realbuf[y * w + xx] = (y0 + y < c->height && x0 + xx < c->width);
         real = realbuf;
     }
-    const int count = mmp_match_count(a, b), area = h * w;
+    const int count = mmp_match_count(a, b), area = h * w, nm = mmp_plane_modes(&v->plane);
     const int angle = pick_angle(s, orig, x->angles, real, h, w);
     memcpy(pred + (long)MMP_PRED_ANG * area, x->angles + (long)angle * area,
            sizeof(int32_t) * area);
+    int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
+    int64_t kept;
+    /* Reached before on another path of the tree with the same predictions:
+     * the same decisions (mmp_memo_leaf_get). */
+    if (mmp_memo_leaf_get(v->memo, y0, x0, a, b, angle, nm, pred, &kept, tok, nt, rec)) {
+        atomic_fetch_add_explicit(&s->leaf_hits, 1, memory_order_relaxed);
+        view_store(v, y0, x0, h, w, rec);
+        mmp_pool_put(&s->pool, x);
+        return kept;
+    }
     uint64_t hits = 0;
     const mmp_memo_engine me = {.eng = s->sched.eng, .es = s->sched.es, .tab = &s->tab};
-    const int tx = c->tx_qi > 0, nm = mmp_plane_modes(&v->plane);
+    const int tx = c->tx_qi > 0;
     /* The modes for the engine, and those priced with the transform: the
      * first of one ranking (none needed when the engine gets them all). */
     unsigned modes = (1u << nm) - 1, tmodes = modes;
@@ -614,7 +626,6 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     if (best_mode < 0)
         best_mode = 0; /* no option: an engine error, or no mode */
     const mmp_match *mt = x->matches + (long)best_mode * count;
-    int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
     *nt = 0;
     tok[(*nt)++] = flag_symbol(MMP_FLAG_LEAF, a > MMP_LOG2_PMIN);
     tok[(*nt)++] = best_mode;
@@ -633,6 +644,8 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     }
     mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
     view_store(v, y0, x0, h, w, rec);
+    if (!atomic_load_explicit(&s->err, memory_order_relaxed))
+        mmp_memo_leaf_put(v->memo, y0, x0, a, b, angle, nm, pred, best, tok, *nt, rec);
     mmp_pool_put(&s->pool, x);
     return best;
 }

@@ -33,8 +33,24 @@ typedef struct entry {
     mmp_match *match; /* NULL until the entry is first used */
 } entry;
 
+/* Ways of whole leaf results per leaf. */
+#define LEAF_WAYS 2
+
+/* A leaf's result and its key (the predictions and the direction), in one
+ * allocation made when the entry is first used. */
+typedef struct leaf_entry {
+    int valid, angle, nm, ntok;
+    uint32_t hash;
+    int64_t j;
+    int32_t *pred; /* nm predictions */
+    int32_t *rec;
+    int32_t *tok;
+} leaf_entry;
+
 struct mmp_memo {
     entry e[LEAVES][MMP_NUM_MODES][WAYS];
+    leaf_entry le[LEAVES][LEAF_WAYS];
+    uint8_t le_next[LEAVES];
     uint8_t next_way[LEAVES][MMP_NUM_MODES];
     pthread_mutex_t lock[LEAVES];
     pthread_cond_t done[LEAVES];
@@ -70,10 +86,13 @@ void mmp_memo_destroy(mmp_memo *m)
         pthread_mutex_destroy(&m->lock[i]);
         pthread_cond_destroy(&m->done[i]);
     }
-    for (int nd = 0; nd < LEAVES; nd++)
+    for (int nd = 0; nd < LEAVES; nd++) {
         for (int md = 0; md < MMP_NUM_MODES; md++)
             for (int w = 0; w < WAYS; w++)
                 free(m->e[nd][md][w].match);
+        for (int w = 0; w < LEAF_WAYS; w++)
+            free(m->le[nd][w].pred);
+    }
     free(m);
 }
 
@@ -83,14 +102,24 @@ void mmp_memo_clear(mmp_memo *m)
         for (int md = 0; md < MMP_NUM_MODES; md++)
             for (int w = 0; w < WAYS; w++)
                 m->e[nd][md][w].state = ENTRY_EMPTY;
+    for (int nd = 0; nd < LEAVES; nd++)
+        for (int w = 0; w < LEAF_WAYS; w++)
+            m->le[nd][w].valid = 0;
 }
 
-static uint32_t hash_block(const int32_t *p, int n)
+uint32_t mmp_memo_hash(const int32_t *p, int n)
 {
     uint32_t h = 2166136261u;
     for (int i = 0; i < n; i++)
         h = (h ^ (uint32_t)p[i]) * 16777619u;
     return h;
+}
+
+/* The index of leaf (y0, x0, 2^a x 2^b) among the block's LEAVES. */
+static int leaf_index(const mmp_memo *m, int y0, int x0, int a, int b)
+{
+    return m->leaf_base[mmp_pscale(a, b)] + ((y0 % MMP_B) >> a) * (MMP_B >> b) +
+           ((x0 % MMP_B) >> b);
 }
 
 /* Gives ce room for a leaf of `area` samples and `count` matches (every
@@ -141,8 +170,7 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
                      uint64_t *hits, void (*work)(void *), void *work_arg)
 {
     const int count = mmp_match_count(a, b), area = 1 << (a + b);
-    const int nd = m->leaf_base[mmp_pscale(a, b)] + ((y0 % MMP_B) >> a) * (MMP_B >> b) +
-                   ((x0 % MMP_B) >> b);
+    const int nd = leaf_index(m, y0, x0, a, b);
     /* Per mode: a hit is copied now; a miss claims an entry (when one is not
      * pending) and goes to the engine; a pending match is waited for. */
     int missing[MMP_NUM_MODES], nmiss = 0, waiting[MMP_NUM_MODES], nwait = 0;
@@ -154,7 +182,7 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         if (!(modes >> md & 1))
             continue;
         const int32_t *pm = pred + (long)md * area;
-        const uint32_t hv = hash_block(pm, area);
+        const uint32_t hv = mmp_memo_hash(pm, area);
         entry *found = find(m, nd, md, hv, pm, area);
         hashes[md] = hv;
         if (found && found->state == ENTRY_VALID) {
@@ -244,4 +272,59 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
         }
     }
     return 0;
+}
+
+/* ------------------------------------------------------------ leaf results */
+
+int mmp_memo_leaf_get(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
+                      const int32_t *pred, int64_t *j, int32_t *tok, int *ntok, int32_t *rec)
+{
+    const int nd = leaf_index(m, y0, x0, a, b), area = 1 << (a + b);
+    const uint32_t hv = mmp_memo_hash(pred, nm * area);
+    int found = 0;
+    pthread_mutex_lock(&m->lock[nd]);
+    for (int w = 0; w < LEAF_WAYS && !found; w++) {
+        const leaf_entry *le = &m->le[nd][w];
+        if (le->valid && le->hash == hv && le->angle == angle && le->nm == nm &&
+            !memcmp(le->pred, pred, sizeof(int32_t) * nm * area)) {
+            *j = le->j;
+            *ntok = le->ntok;
+            memcpy(tok, le->tok, sizeof(int32_t) * le->ntok);
+            memcpy(rec, le->rec, sizeof(int32_t) * area);
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&m->lock[nd]);
+    return found;
+}
+
+void mmp_memo_leaf_put(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
+                       const int32_t *pred, int64_t j, const int32_t *tok, int ntok,
+                       const int32_t *rec)
+{
+    const int nd = leaf_index(m, y0, x0, a, b), area = 1 << (a + b);
+    if (ntok > MMP_MEMO_LEAF_TOKENS(area))
+        return;
+    pthread_mutex_lock(&m->lock[nd]);
+    leaf_entry *le = &m->le[nd][m->le_next[nd]];
+    m->le_next[nd] = (uint8_t)((m->le_next[nd] + 1) % LEAF_WAYS);
+    if (!le->pred) {
+        /* room for every mode's prediction, whatever the plane's count */
+        le->pred = malloc(sizeof(int32_t) * ((size_t)(MMP_NUM_MODES + 1) * area +
+                                             MMP_MEMO_LEAF_TOKENS(area)));
+        le->rec = le->pred + (long)MMP_NUM_MODES * area;
+        le->tok = le->rec + area;
+    }
+    if (le->pred) {
+        le->valid = 1;
+        le->hash = mmp_memo_hash(pred, nm * area);
+        le->angle = angle;
+        le->nm = nm;
+        le->j = j;
+        le->ntok = ntok;
+        memcpy(le->pred, pred, sizeof(int32_t) * nm * area);
+        memcpy(le->rec, rec, sizeof(int32_t) * area);
+        memcpy(le->tok, tok, sizeof(int32_t) * ntok);
+    }
+    pthread_mutex_unlock(&m->lock[nd]);
 }

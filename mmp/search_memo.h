@@ -1,5 +1,5 @@
 /*
- * The search's memo of leaf matches (encoder only).
+ * The search's memo of leaf matches and leaf results (encoder only).
  *
  * Within a block, the same prediction leaf is evaluated once per path of the
  * prediction tree that reaches it, often with the very same prediction. The
@@ -58,5 +58,27 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
                      unsigned modes, const int32_t *orig, const int32_t *pred,
                      const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
                      uint64_t *hits, void (*work)(void *), void *work_arg);
+
+/*
+ * A leaf's whole result, kept per leaf of the block as well: where a leaf is
+ * reached again with the very same predictions of every mode (pred, nm of
+ * them) and the same angular direction, everything the search decides for
+ * it (its cost, its tokens, its reconstruction) is the same, since it
+ * depends on those, the leaf's original samples and the step's frozen
+ * tables alone. mmp_memo_leaf_get copies a kept result into j, tok (ntok
+ * tokens) and rec and returns 1, or returns 0; mmp_memo_leaf_put keeps one
+ * (a result of more than MMP_MEMO_LEAF_TOKENS(area) tokens is not kept).
+ */
+/* The hash that finds an entry before its samples are compared (FNV-1a of
+ * n samples): the comparison decides, so two blocks of one hash are
+ * still told apart (tests/test_search_memo.c makes such pairs). */
+uint32_t mmp_memo_hash(const int32_t *p, int n);
+
+#define MMP_MEMO_LEAF_TOKENS(area) (4 * (area) + 32)
+int mmp_memo_leaf_get(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
+                      const int32_t *pred, int64_t *j, int32_t *tok, int *ntok, int32_t *rec);
+void mmp_memo_leaf_put(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
+                       const int32_t *pred, int64_t j, const int32_t *tok, int ntok,
+                       const int32_t *rec);
 
 #endif
