@@ -66,6 +66,16 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
         (long long)img->width * img->height > MMP_MAX_PIXELS)
         return mmp_error(errbuf, errlen, MMP_ELIMIT, "image too large: %dx%d", img->width,
                          img->height);
+    /* Every sample in [0, maxval] (mmp_image): the lossless stage indexes
+     * tables by sample value. */
+    const size_t nsamples = (size_t)img->width * img->height * (size_t)mmp_image_channels(img);
+    for (size_t i = 0; i < nsamples; i++)
+        if (img->pix[i] > img->maxval)
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "invalid image: sample %u above maxval %d (pixel %zu, channel %zu)",
+                             (unsigned)img->pix[i], img->maxval,
+                             i / (size_t)mmp_image_channels(img),
+                             i % (size_t)mmp_image_channels(img));
     if (!(st->lambda >= 0 && st->lambda <= 1e6))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
     if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
@@ -291,7 +301,7 @@ static void tear_down_plane(encoder *e)
 /* The engines (mmp/engine_start.h). */
 static int start_engine(encoder *e)
 {
-    return mmp_engines_start(&e->engines, e->st, &e->log, e->errbuf, e->errlen);
+    return mmp_engines_start(&e->engines, e->st, &e->log, e->blocks_total, e->errbuf, e->errlen);
 }
 
 /* The reason for an engine failure, as precise as the engine can say. */

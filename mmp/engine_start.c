@@ -127,7 +127,15 @@ static void *start_slow(void *arg)
     return NULL;
 }
 
-int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *log,
+/* Whether auto leaves the slow engines out of an encode of `blocks` blocks
+ * (mmp_engines_start). */
+static int cpu_suffices(const mmp_engine_config *cfg, long blocks)
+{
+    const long cores = cfg->threads > 0 ? cfg->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    return blocks <= (long)MMP_AUTO_CPU_BLOCKS_PER_CORE * (cores > 0 ? cores : 1);
+}
+
+int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *log, long blocks,
                       char *errbuf, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -142,6 +150,17 @@ int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *
                                  .log = *log};
     const int is_auto = strcmp(r->name, "auto") == 0;
     const mmp_engine_ops *named = is_auto ? NULL : mmp_engine_find(r->name);
+    if (is_auto && any_slow() && cpu_suffices(&r->cfg, blocks)) {
+        const mmp_engine_ops *cpu = quick_engine(&r->cfg);
+        if (cpu) {
+            if (r->cfg.verbose)
+                mmp_log(&r->cfg.log, MMP_LOG_INFO,
+                        "auto: %s alone for %ld blocks (at most %d per core): no engine slower "
+                        "to start is started",
+                        cpu->name, blocks, MMP_AUTO_CPU_BLOCKS_PER_CORE);
+            return start_now(r, cpu->name, errbuf, errlen);
+        }
+    }
     if (r->head_start == 0 || (is_auto ? !any_slow() : !named || !named->slow_start))
         return start_now(r, r->name, errbuf, errlen);
 
@@ -151,6 +170,7 @@ int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *
     mmp_engine_config quick = r->cfg;
     if (r->named || quick.threads == 0)
         quick.threads = head_start_threads();
+    r->quick_threads = quick.threads;
     char why[512];
     r->cpu = quick_engine(&quick);
     if (!r->cpu || r->cpu->create(&r->es, &quick, why, sizeof why)) {
@@ -181,6 +201,27 @@ static int named_failed(mmp_engines *r, char *errbuf, size_t errlen)
                      r->why[0] ? r->why : mmp_strerror(r->next_err));
 }
 
+/* With "auto" and no slow engine after all (none starts, or none is a
+ * GPU): the head start's CPU engine again with the settings' threads, every
+ * core by default, where it had fewer while the slow one started. 1 when
+ * it was replaced, 0 when it goes on. */
+static int cpu_on_every_core(mmp_engines *r, long steps)
+{
+    if (r->quick_threads == r->cfg.threads)
+        return 0;
+    void *es = NULL;
+    char why[512];
+    if (r->eng->create(&es, &r->cfg, why, sizeof why))
+        return 0; /* the one with fewer threads goes on */
+    if (r->cfg.verbose)
+        mmp_log(&r->cfg.log, MMP_LOG_INFO,
+                "head start: no engine slower to start; %s on every core from step %ld",
+                r->eng->name, steps);
+    r->eng->destroy(r->es);
+    r->es = es;
+    return 1;
+}
+
 int mmp_engines_step(mmp_engines *r, long steps, char *errbuf, size_t errlen)
 {
     if (!r->starting)
@@ -190,7 +231,7 @@ int mmp_engines_step(mmp_engines *r, long steps, char *errbuf, size_t errlen)
         return 0;
     join(r);
     if (r->next_err)
-        return r->named ? named_failed(r, errbuf, errlen) : 0;
+        return r->named ? named_failed(r, errbuf, errlen) : cpu_on_every_core(r, steps);
     if (r->cfg.verbose)
         mmp_log(&r->cfg.log, MMP_LOG_INFO,
                 "head start: %ld steps on %s, the rest on %s (ready after %.3f s)", steps,

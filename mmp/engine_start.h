@@ -39,6 +39,7 @@ typedef struct mmp_engines {
     int named; /* the settings name the slow engine (its failure is an error) */
     const char *name;
     const mmp_engine_ops *cpu; /* with "auto": the head start's engine */
+    int quick_threads;         /* the threads it was given */
     mmp_engine_config cfg;     /* the settings' (verbose and log for this file too) */
     /* head_start of the settings, the steps the head start's engine
      * searched before the slow one took over, and when the start began
@@ -48,10 +49,18 @@ typedef struct mmp_engines {
     double t0;
 } mmp_engines;
 
+/* With "auto", an encode of at most MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per
+ * core (mmp/mmp.h) starts no slow engine: its start is waited for before
+ * the encode ends, then it is released, and that takes longer than the CPU
+ * engine's whole search. On a 16-core host with an H100, omp on its own
+ * was faster than auto up to 256 blocks and as fast at 576
+ * (docs/results/wavefront-2026-11-23.md, "Twelfth session"). */
+
 /* Starts the settings' engine, or the CPU engine of a head start and the
- * slow engine behind it. Returns 0, or an error code with a line in errbuf
- * (nothing left to stop). */
-int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *log,
+ * slow engine behind it, for an encode that searches `blocks` blocks.
+ * Returns 0, or an error code with a line in errbuf (nothing left to
+ * stop). */
+int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *log, long blocks,
                       char *errbuf, size_t errlen);
 
 /* At the boundary after `steps` steps searched in all (every plane): 1 when

@@ -98,15 +98,23 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_ALPHA_EXACT 1        /* exactly (lossless), whatever lambda */
 #define MMP_ALPHA_MMP 2          /* as an MMP plane at the settings' lambda (lossy) */
 
+/* "auto" leaves opencl out of an encode that searches at most this many
+ * blocks of 16 x 16 per core (every plane's; per thread where the settings
+ * give threads), none included (lossless and near-lossless with the
+ * residual stage alone): its start, a few tenths of a second, would take
+ * longer than omp's whole search. */
+#define MMP_AUTO_CPU_BLOCKS_PER_CORE 20
+
 /* Encoder settings; fill with mmp_default_settings() then change fields.
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
     double lambda;          /* Lagrangian multiplier, 0..1e6 (default 10) */
     const char *engine;     /* search engine name (mmp_engine_names()) or "auto" (the
                              * default; NULL means it too): opencl when its device is a
-                             * GPU that starts, else omp (with `threads` 0: every core
-                             * the process may use), else seq, the reference, in builds
-                             * without either. Every engine writes the same bytes;
+                             * GPU that starts and the encode searches more than
+                             * MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per core, else omp (with
+                             * `threads` 0: every core the process may use), else seq,
+                             * the reference, in builds without either. Every engine writes the same bytes;
                              * mmp_enc_stats.engine names the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */

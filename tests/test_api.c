@@ -9,7 +9,8 @@
  *    device does not stop the opencl engine, while the same name in the
  *    settings does, with a one-line reason.
  * 3. The engine names and device listing come from the registry.
- * 4. The default engine is auto, and it writes the bytes of seq.
+ * 4. The default engine is auto, and it writes the bytes of seq; auto
+ *    starts no opencl for an encode too small to repay its start.
  * 5. mmp_probe gives the header fields of a file, and refuses a damaged one
  *    with mmp_decode's code and reason.
  */
@@ -35,7 +36,7 @@ static void make_image(mmp_image *img, int maxval)
     for (int y = 0; y < img->height; y++)
         for (int x = 0; x < img->width; x++) {
             r = r * 1103515245u + 12345u;
-            const int v = (x < 20 ? 40 : 180) + (y * 3) + (int)((r >> 16) % 16);
+            const int v = (x < 20 ? 40 : 180) + (y * 3) + (int)((r >> 16) % 16) - 20;
             img->pix[y * img->width + x] = (uint16_t)(v * maxval / 255);
         }
 }
@@ -242,16 +243,94 @@ static void test_auto_is_seq_bytes(void **state)
     mmp_image_free(&img);
 }
 
-/* The engine auto picks on this machine by the rule mmp.h states: opencl
- * when its default device is a GPU, else omp when built in, else seq. */
-static const char *expected_auto_engine(void)
+/* The engine auto picks on this machine for an encode of `blocks` blocks
+ * on `threads` threads (0: the cores) by the rule mmp.h states: opencl when
+ * its default device is a GPU and the blocks are more than
+ * MMP_AUTO_CPU_BLOCKS_PER_CORE per core, else omp when built in, else seq. */
+static const char *expected_auto_engine(long blocks, int threads)
 {
     mmp_device_info dev[8];
     int pick = -1;
     const int n = mmp_engine_devices("opencl", dev, 8, NULL, &pick, NULL, 0);
-    if (n > 0 && pick >= 0 && pick < 8 && dev[pick].is_gpu)
+    const long cores = threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0 && pick >= 0 && pick < 8 && dev[pick].is_gpu &&
+        blocks > MMP_AUTO_CPU_BLOCKS_PER_CORE * cores)
         return "opencl";
     return mmp_engine_exists("omp") ? "omp" : "seq";
+}
+
+/* A log that keeps whether a line holding `want` came. */
+typedef struct log_find {
+    const char *want;
+    int found;
+} log_find;
+
+static void find_line(void *opaque, int level, const char *msg)
+{
+    log_find *lf = opaque;
+    (void)level;
+    lf->found |= strstr(msg, lf->want) != NULL;
+}
+
+/* auto starts no opencl for an encode that would end before opencl
+ * started: a lossless one (the residual stage alone searches no block) and
+ * one of at most MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per thread, and says
+ * so with verbose settings. Above that it starts opencl behind a head start
+ * (a machine without a GPU then stays on the CPU engine). Same bytes. */
+static void test_auto_small(void **state)
+{
+    (void)state;
+    if (!mmp_engine_exists("opencl")) {
+        print_message("no opencl in this build: auto has no engine to leave out\n");
+        return;
+    }
+    mmp_image small, large;
+    make_image(&small, 255); /* 40 x 24: 3 x 2 blocks */
+    assert_int_equal(mmp_image_alloc(&large, 96, 80, 255), 0); /* 6 x 5 blocks */
+    for (int i = 0; i < 96 * 80; i++)
+        large.pix[i] = small.pix[(i / 96 % 24) * 40 + i % 40];
+    static const char line[] = "no engine slower to start is started";
+    const struct {
+        const mmp_image *img;
+        int threads, max_error, left_out;
+        long blocks;
+    } cases[] = {
+        {&small, 0, -1, 1, 6},
+        {&large, 0, 0, 1, 0}, /* lossless */
+        {&large, 1, -1, 0, 30},
+        {&large, 2, -1, 1, 30},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmp_settings st;
+        mmp_default_settings(&st);
+        st.engine = "seq";
+        st.max_error = cases[k].max_error;
+        uint8_t *ref = NULL, *buf = NULL;
+        size_t nref = 0, nbuf = 0;
+        char why[256];
+        assert_int_equal(mmp_encode(&st, cases[k].img, &ref, &nref, NULL, NULL, why, sizeof why), 0);
+        log_find lf = {.want = line};
+        mmp_enc_stats es;
+        st.engine = "auto";
+        st.threads = cases[k].threads;
+        st.verbose = 1;
+        st.log = find_line;
+        st.log_opaque = &lf;
+        assert_int_equal(mmp_encode(&st, cases[k].img, &buf, &nbuf, NULL, &es, why, sizeof why), 0);
+        print_message("%ld blocks, %d threads: auto ran %s, opencl %s\n", cases[k].blocks,
+                      cases[k].threads, es.engine, lf.found ? "left out" : "started");
+        assert_int_equal(lf.found, cases[k].left_out);
+        if (cases[k].left_out)
+            assert_string_not_equal(es.engine, "opencl");
+        else
+            assert_string_equal(es.engine, expected_auto_engine(cases[k].blocks, cases[k].threads));
+        assert_int_equal(nbuf, nref);
+        assert_memory_equal(buf, ref, nref);
+        free(ref);
+        free(buf);
+    }
+    mmp_image_free(&small);
+    mmp_image_free(&large);
 }
 
 /* The default settings (and a NULL engine) run auto's choice and write
@@ -275,7 +354,7 @@ static void test_default_is_auto(void **state)
     st.engine = "seq";
     assert_int_equal(mmp_encode(&st, &img, &seq, &nseq, NULL, &sseq, why, sizeof why), 0);
     print_message("default settings ran %s\n", sdef.engine);
-    assert_string_equal(sdef.engine, expected_auto_engine());
+    assert_string_equal(sdef.engine, expected_auto_engine(6, 0));
     assert_string_equal(snull.engine, sdef.engine);
     assert_string_equal(sseq.engine, "seq");
     assert_int_equal(ndef, nseq);
@@ -286,6 +365,43 @@ static void test_default_is_auto(void **state)
     free(null);
     free(seq);
     mmp_image_free(&img);
+}
+
+/* A sample above maxval breaks mmp_image's contract: the encoder refuses
+ * the image with one line, lossy or lossless, grey or RGB, and writes no
+ * file (the lossless stage indexes its tables by sample value). */
+static void test_sample_above_maxval(void **state)
+{
+    (void)state;
+    static const struct {
+        int channels, maxval, max_error;
+        long at;
+    } cases[] = {{1, 255, -1, 0}, {1, 255, 0, 40 * 24 - 1}, {3, 1023, 0, 77}, {1, 65534, -1, 5}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmp_image img;
+        assert_int_equal(
+            mmp_image_alloc_channels(&img, 40, 24, cases[k].channels, cases[k].maxval), 0);
+        for (long i = 0; i < 40L * 24 * cases[k].channels; i++)
+            img.pix[i] = (uint16_t)(i * 7 % (cases[k].maxval + 1));
+        img.pix[cases[k].at] = (uint16_t)(cases[k].maxval + 1);
+        mmp_settings st;
+        mmp_default_settings(&st);
+        st.engine = "seq";
+        st.max_error = cases[k].max_error;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        char why[256] = "";
+        assert_int_equal(mmp_encode(&st, &img, &buf, &len, NULL, NULL, why, sizeof why),
+                         MMP_EINVAL);
+        print_message("%s\n", why);
+        assert_non_null(strstr(why, "above maxval"));
+        assert_null(buf);
+        assert_int_equal(len, 0);
+        img.pix[cases[k].at] = (uint16_t)cases[k].maxval;
+        assert_int_equal(mmp_encode(&st, &img, &buf, &len, NULL, NULL, why, sizeof why), 0);
+        free(buf);
+        mmp_image_free(&img);
+    }
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -416,6 +532,8 @@ int main(void)
         cmocka_unit_test(test_registry_names),
         cmocka_unit_test(test_auto_is_seq_bytes),
         cmocka_unit_test(test_default_is_auto),
+        cmocka_unit_test(test_auto_small),
+        cmocka_unit_test(test_sample_above_maxval),
         cmocka_unit_test(test_probe_fields),
         cmocka_unit_test(test_probe_errors),
     };
