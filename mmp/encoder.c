@@ -244,8 +244,7 @@ static int32_t *pad_original(const uint16_t *src, int w, int h, int pw, int ph)
 /* The concurrency of the engine of the moment. */
 static int engine_threads(const encoder *e)
 {
-    const mmp_engine_ops *eng = e->engines.eng;
-    return eng->concurrency ? eng->concurrency(e->engines.es) : 1;
+    return mmp_engines_concurrency(&e->engines);
 }
 
 /* For plane p: the coding order, the codec state both sides keep, the
@@ -442,6 +441,10 @@ static int encode_plane(encoder *e, int p)
             err = make_search(e, p);
         }
     }
+    /* Every block of the encode searched: the engine may go (its release
+     * overlaps the restoration filters and the rest of the file). */
+    if (!err && e->blocks_done == e->blocks_total)
+        mmp_engines_release(&e->engines);
     if (!err && e->st->verbose) {
         static const char *const name[MMP_NUM_MODES] = {"V",  "H",  "DC", "DDL", "DDR", "VR",
                                                         "HD", "VL", "HU", "LSP", "ANG", "CfL"};

@@ -261,8 +261,41 @@ int mmp_engines_finish(mmp_engines *r, char *errbuf, size_t errlen)
     return 0;
 }
 
+static void *release_run(void *arg)
+{
+    mmp_engines *r = arg;
+    r->eng->destroy(r->released_es);
+    return NULL;
+}
+
+void mmp_engines_release(mmp_engines *r)
+{
+    if (!r->eng || !r->es || !r->eng->slow_start || r->cfg.verbose || r->starting || r->releasing)
+        return;
+    r->released_concurrency = mmp_engines_concurrency(r);
+    r->released_es = r->es;
+    r->es = NULL;
+    r->releasing = pthread_create(&r->release_thread, NULL, release_run, r) == 0;
+    if (!r->releasing) {
+        r->es = r->released_es; /* destroyed by mmp_engines_stop as before */
+        r->released_es = NULL;
+    }
+}
+
+int mmp_engines_concurrency(const mmp_engines *r)
+{
+    if (!r->es)
+        return r->releasing ? r->released_concurrency : 1;
+    return r->eng->concurrency ? r->eng->concurrency(r->es) : 1;
+}
+
 void mmp_engines_stop(mmp_engines *r)
 {
+    if (r->releasing) {
+        pthread_join(r->release_thread, NULL);
+        r->releasing = 0;
+        r->released_es = NULL;
+    }
     if (r->starting)
         join(r);
     if (r->next_es)

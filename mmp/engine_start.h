@@ -47,6 +47,13 @@ typedef struct mmp_engines {
     int head_start;
     long head_steps;
     double t0;
+    /* Released before the encode ends (mmp_engines_release): the thread
+     * that destroys it, the state it destroys, and the concurrency the
+     * engine had. */
+    int releasing;
+    pthread_t release_thread;
+    void *released_es;
+    int released_concurrency;
 } mmp_engines;
 
 /* With "auto", an encode of at most MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per
@@ -73,6 +80,20 @@ int mmp_engines_step(mmp_engines *r, long steps, char *errbuf, size_t errlen);
  * was searched before it was ready), which is then not used. Returns 0, or
  * the error of an engine named that failed to start. */
 int mmp_engines_finish(mmp_engines *r, char *errbuf, size_t errlen);
+
+/*
+ * After the encode's last search: an engine slow to start is slow to stop
+ * too (opencl releases its context, tens of milliseconds), so it is
+ * destroyed on a thread of its own while the encoder finishes the file
+ * (the restoration filters); mmp_engines_stop waits for that thread. Not
+ * with verbose settings, whose engine figures come in the order they
+ * always did. r->eng stays for its name, mmp_engines_concurrency for its
+ * threads.
+ */
+void mmp_engines_release(mmp_engines *r);
+
+/* The concurrency of the engine of the moment (or of the one released). */
+int mmp_engines_concurrency(const mmp_engines *r);
 
 /* Stops every engine (after an error too). */
 void mmp_engines_stop(mmp_engines *r);
