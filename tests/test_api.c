@@ -333,6 +333,56 @@ static void test_auto_small(void **state)
     mmp_image_free(&large);
 }
 
+/* A head start on a machine where opencl is no GPU: auto's CPU engine
+ * searches the first steps on three quarters of the cores while the
+ * OpenCL platforms load, then, no slower engine being there, on every core
+ * (the -v line says from which step). Same bytes. */
+static void test_auto_no_gpu(void **state)
+{
+    (void)state;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!mmp_engine_exists("opencl") || !mmp_engine_exists("omp") || cores < 2 ||
+        strcmp(expected_auto_engine(1L << 20, 0), "opencl") == 0) {
+        print_message("skipped: needs omp, opencl with no GPU, and 2 cores or more\n");
+        return;
+    }
+    /* one row of blocks more than auto leaves to the CPU engine alone */
+    const long blocks = MMP_AUTO_CPU_BLOCKS_PER_CORE * cores + 1;
+    if (blocks > 400) {
+        print_message("skipped: %ld cores need an image of %ld blocks\n", cores, blocks);
+        return;
+    }
+    mmp_image img;
+    const int w = 16 * 8, h = 16 * (int)((blocks + 7) / 8);
+    assert_int_equal(mmp_image_alloc(&img, w, h, 255), 0);
+    for (int i = 0; i < w * h; i++)
+        img.pix[i] = (uint16_t)((i % w * 3 + i / w * 5 + (i * 7919 % 13)) % 256);
+    mmp_settings st;
+    mmp_default_settings(&st);
+    st.engine = "seq";
+    st.lambda = 300;
+    uint8_t *ref = NULL, *buf = NULL;
+    size_t nref = 0, nbuf = 0;
+    char why[256];
+    assert_int_equal(mmp_encode(&st, &img, &ref, &nref, NULL, NULL, why, sizeof why), 0);
+    log_find lf = {.want = "on every core from step"};
+    st.engine = "auto";
+    st.head_start = 1; /* the move at the first step boundary, whatever the machine's speed */
+    st.verbose = 1;
+    st.log = find_line;
+    st.log_opaque = &lf;
+    mmp_enc_stats es;
+    assert_int_equal(mmp_encode(&st, &img, &buf, &nbuf, NULL, &es, why, sizeof why), 0);
+    print_message("%dx%d, %ld cores: auto ran %s\n", w, h, cores, es.engine);
+    assert_true(lf.found);
+    assert_string_equal(es.engine, "omp");
+    assert_int_equal(nbuf, nref);
+    assert_memory_equal(buf, ref, nref);
+    free(ref);
+    free(buf);
+    mmp_image_free(&img);
+}
+
 /* The default settings (and a NULL engine) run auto's choice and write
  * the reference's bytes. */
 static void test_default_is_auto(void **state)
@@ -533,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_auto_is_seq_bytes),
         cmocka_unit_test(test_default_is_auto),
         cmocka_unit_test(test_auto_small),
+        cmocka_unit_test(test_auto_no_gpu),
         cmocka_unit_test(test_sample_above_maxval),
         cmocka_unit_test(test_probe_fields),
         cmocka_unit_test(test_probe_errors),
