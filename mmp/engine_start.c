@@ -9,10 +9,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/error.h"
 #include "common/timing.h"
+#include "common/wait.h"
 
 #define MAX_ENGINES 16
 
@@ -47,8 +47,8 @@ static const mmp_engine_ops *quick_engine(const mmp_engine_config *cfg)
  */
 static int head_start_threads(void)
 {
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores >= 2 ? (int)(cores * 3 / 4) : 1;
+    const int cores = mmp_online_cores();
+    return cores >= 2 ? cores * 3 / 4 : 1;
 }
 
 static int any_slow(void)
@@ -127,11 +127,16 @@ static void *start_slow(void *arg)
     return NULL;
 }
 
-/* Whether auto leaves the slow engines out of an encode of `blocks` blocks
- * (mmp_engines_start). */
+/* Whether auto leaves the slow engines out of an encode of `blocks` blocks:
+ * at most MMP_AUTO_CPU_BLOCKS_PER_CORE per core or thread given (mmp/mmp.h).
+ * The slow engine's start is waited for before the encode ends, then it is
+ * released, and below that this takes longer than the CPU engine's whole
+ * search: on a 16-core host with an H100, omp on its own was faster than
+ * auto up to 256 blocks and as fast at 576 (docs/results/
+ * wavefront-2026-11-23.md, "Twelfth session"). */
 static int cpu_suffices(const mmp_engine_config *cfg, long blocks)
 {
-    const long cores = cfg->threads > 0 ? cfg->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    const int cores = cfg->threads > 0 ? cfg->threads : mmp_online_cores();
     return blocks <= (long)MMP_AUTO_CPU_BLOCKS_PER_CORE * (cores > 0 ? cores : 1);
 }
 

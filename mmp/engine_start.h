@@ -56,13 +56,6 @@ typedef struct mmp_engines {
     int released_concurrency;
 } mmp_engines;
 
-/* With "auto", an encode of at most MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per
- * core (mmp/mmp.h) starts no slow engine: its start is waited for before
- * the encode ends, then it is released, and that takes longer than the CPU
- * engine's whole search. On a 16-core host with an H100, omp on its own
- * was faster than auto up to 256 blocks and as fast at 576
- * (docs/results/wavefront-2026-11-23.md, "Twelfth session"). */
-
 /* Starts the settings' engine, or the CPU engine of a head start and the
  * slow engine behind it, for an encode that searches `blocks` blocks.
  * Returns 0, or an error code with a line in errbuf (nothing left to

@@ -112,10 +112,11 @@ typedef struct mmp_settings {
     const char *engine;     /* search engine name (mmp_engine_names()) or "auto" (the
                              * default; NULL means it too): opencl when its device is a
                              * GPU that starts and the encode searches more than
-                             * MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per core, else omp (with
-                             * `threads` 0: every core the process may use), else seq,
-                             * the reference, in builds without either. Every engine writes the same bytes;
-                             * mmp_enc_stats.engine names the one that ran */
+                             * MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per core, else omp
+                             * (with `threads` 0: every core the process may use), else
+                             * seq, the reference, in builds without either. Every
+                             * engine writes the same bytes; mmp_enc_stats.engine names
+                             * the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its

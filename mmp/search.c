@@ -530,9 +530,10 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
            sizeof(int32_t) * area);
     int32_t pat[MMP_B * MMP_B], rec[MMP_B * MMP_B];
     int64_t kept;
+    uint32_t key;
     /* Reached before on another path of the tree with the same predictions:
      * the same decisions (mmp_memo_leaf_get). */
-    if (mmp_memo_leaf_get(v->memo, y0, x0, a, b, angle, nm, pred, &kept, tok, nt, rec)) {
+    if (mmp_memo_leaf_get(v->memo, y0, x0, a, b, angle, nm, pred, &key, &kept, tok, nt, rec)) {
         atomic_fetch_add_explicit(&s->leaf_hits, 1, memory_order_relaxed);
         view_store(v, y0, x0, h, w, rec);
         mmp_pool_put(&s->pool, x);
@@ -645,7 +646,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
     view_store(v, y0, x0, h, w, rec);
     if (!atomic_load_explicit(&s->err, memory_order_relaxed))
-        mmp_memo_leaf_put(v->memo, y0, x0, a, b, angle, nm, pred, best, tok, *nt, rec);
+        mmp_memo_leaf_put(v->memo, y0, x0, a, b, angle, nm, pred, key, best, tok, *nt, rec);
     mmp_pool_put(&s->pool, x);
     return best;
 }

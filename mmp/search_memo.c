@@ -98,13 +98,13 @@ void mmp_memo_destroy(mmp_memo *m)
 
 void mmp_memo_clear(mmp_memo *m)
 {
-    for (int nd = 0; nd < LEAVES; nd++)
+    for (int nd = 0; nd < LEAVES; nd++) {
         for (int md = 0; md < MMP_NUM_MODES; md++)
             for (int w = 0; w < WAYS; w++)
                 m->e[nd][md][w].state = ENTRY_EMPTY;
-    for (int nd = 0; nd < LEAVES; nd++)
         for (int w = 0; w < LEAF_WAYS; w++)
             m->le[nd][w].valid = 0;
+    }
 }
 
 uint32_t mmp_memo_hash(const int32_t *p, int n)
@@ -277,10 +277,11 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
 /* ------------------------------------------------------------ leaf results */
 
 int mmp_memo_leaf_get(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
-                      const int32_t *pred, int64_t *j, int32_t *tok, int *ntok, int32_t *rec)
+                      const int32_t *pred, uint32_t *hash, int64_t *j, int32_t *tok, int *ntok,
+                      int32_t *rec)
 {
     const int nd = leaf_index(m, y0, x0, a, b), area = 1 << (a + b);
-    const uint32_t hv = mmp_memo_hash(pred, nm * area);
+    const uint32_t hv = *hash = mmp_memo_hash(pred, nm * area);
     int found = 0;
     pthread_mutex_lock(&m->lock[nd]);
     for (int w = 0; w < LEAF_WAYS && !found; w++) {
@@ -299,8 +300,8 @@ int mmp_memo_leaf_get(mmp_memo *m, int y0, int x0, int a, int b, int angle, int 
 }
 
 void mmp_memo_leaf_put(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
-                       const int32_t *pred, int64_t j, const int32_t *tok, int ntok,
-                       const int32_t *rec)
+                       const int32_t *pred, uint32_t hash, int64_t j, const int32_t *tok,
+                       int ntok, const int32_t *rec)
 {
     const int nd = leaf_index(m, y0, x0, a, b), area = 1 << (a + b);
     if (ntok > MMP_MEMO_LEAF_TOKENS(area))
@@ -317,7 +318,7 @@ void mmp_memo_leaf_put(mmp_memo *m, int y0, int x0, int a, int b, int angle, int
     }
     if (le->pred) {
         le->valid = 1;
-        le->hash = mmp_memo_hash(pred, nm * area);
+        le->hash = hash;
         le->angle = angle;
         le->nm = nm;
         le->j = j;

@@ -59,6 +59,11 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
                      const uint8_t *real, mmp_memo_scratch *x, mmp_match *matches,
                      uint64_t *hits, void (*work)(void *), void *work_arg);
 
+/* The hash that finds an entry before its samples are compared (FNV-1a of
+ * n samples): the comparison decides, so two blocks of one hash are still
+ * told apart (tests/test_search_memo.c makes such pairs). */
+uint32_t mmp_memo_hash(const int32_t *p, int n);
+
 /*
  * A leaf's whole result, kept per leaf of the block as well: where a leaf is
  * reached again with the very same predictions of every mode (pred, nm of
@@ -66,19 +71,16 @@ int mmp_memo_matches(mmp_memo *m, const mmp_memo_engine *e, int y0, int x0, int 
  * it (its cost, its tokens, its reconstruction) is the same, since it
  * depends on those, the leaf's original samples and the step's frozen
  * tables alone. mmp_memo_leaf_get copies a kept result into j, tok (ntok
- * tokens) and rec and returns 1, or returns 0; mmp_memo_leaf_put keeps one
- * (a result of more than MMP_MEMO_LEAF_TOKENS(area) tokens is not kept).
+ * tokens) and rec and returns 1, or returns 0; either way *hash is the
+ * predictions' hash, which mmp_memo_leaf_put takes back with the result to
+ * keep (one of more than MMP_MEMO_LEAF_TOKENS(area) tokens is not kept).
  */
-/* The hash that finds an entry before its samples are compared (FNV-1a of
- * n samples): the comparison decides, so two blocks of one hash are
- * still told apart (tests/test_search_memo.c makes such pairs). */
-uint32_t mmp_memo_hash(const int32_t *p, int n);
-
 #define MMP_MEMO_LEAF_TOKENS(area) (4 * (area) + 32)
 int mmp_memo_leaf_get(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
-                      const int32_t *pred, int64_t *j, int32_t *tok, int *ntok, int32_t *rec);
+                      const int32_t *pred, uint32_t *hash, int64_t *j, int32_t *tok, int *ntok,
+                      int32_t *rec);
 void mmp_memo_leaf_put(mmp_memo *m, int y0, int x0, int a, int b, int angle, int nm,
-                       const int32_t *pred, int64_t j, const int32_t *tok, int ntok,
-                       const int32_t *rec);
+                       const int32_t *pred, uint32_t hash, int64_t j, const int32_t *tok,
+                       int ntok, const int32_t *rec);
 
 #endif

@@ -272,6 +272,33 @@ static void find_line(void *opaque, int level, const char *msg)
     lf->found |= strstr(msg, lf->want) != NULL;
 }
 
+/*
+ * img encoded with st by seq, then by auto on `threads` threads with
+ * verbose settings: the same bytes. Returns whether a line of the log held
+ * `want`; auto's stats into es.
+ */
+static int auto_as_seq(mmp_settings st, const mmp_image *img, int threads, const char *want,
+                       mmp_enc_stats *es)
+{
+    uint8_t *ref = NULL, *buf = NULL;
+    size_t nref = 0, nbuf = 0;
+    char why[256];
+    st.engine = "seq";
+    assert_int_equal(mmp_encode(&st, img, &ref, &nref, NULL, NULL, why, sizeof why), 0);
+    log_find lf = {.want = want};
+    st.engine = "auto";
+    st.threads = threads;
+    st.verbose = 1;
+    st.log = find_line;
+    st.log_opaque = &lf;
+    assert_int_equal(mmp_encode(&st, img, &buf, &nbuf, NULL, es, why, sizeof why), 0);
+    assert_int_equal(nbuf, nref);
+    assert_memory_equal(buf, ref, nref);
+    free(ref);
+    free(buf);
+    return lf.found;
+}
+
 /* auto starts no opencl for an encode that would end before opencl
  * started: a lossless one (the residual stage alone searches no block) and
  * one of at most MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per thread, and says
@@ -303,31 +330,16 @@ static void test_auto_small(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mmp_settings st;
         mmp_default_settings(&st);
-        st.engine = "seq";
         st.max_error = cases[k].max_error;
-        uint8_t *ref = NULL, *buf = NULL;
-        size_t nref = 0, nbuf = 0;
-        char why[256];
-        assert_int_equal(mmp_encode(&st, cases[k].img, &ref, &nref, NULL, NULL, why, sizeof why), 0);
-        log_find lf = {.want = line};
         mmp_enc_stats es;
-        st.engine = "auto";
-        st.threads = cases[k].threads;
-        st.verbose = 1;
-        st.log = find_line;
-        st.log_opaque = &lf;
-        assert_int_equal(mmp_encode(&st, cases[k].img, &buf, &nbuf, NULL, &es, why, sizeof why), 0);
+        const int left_out = auto_as_seq(st, cases[k].img, cases[k].threads, line, &es);
         print_message("%ld blocks, %d threads: auto ran %s, opencl %s\n", cases[k].blocks,
-                      cases[k].threads, es.engine, lf.found ? "left out" : "started");
-        assert_int_equal(lf.found, cases[k].left_out);
-        if (cases[k].left_out)
+                      cases[k].threads, es.engine, left_out ? "left out" : "started");
+        assert_int_equal(left_out, cases[k].left_out);
+        if (left_out)
             assert_string_not_equal(es.engine, "opencl");
         else
             assert_string_equal(es.engine, expected_auto_engine(cases[k].blocks, cases[k].threads));
-        assert_int_equal(nbuf, nref);
-        assert_memory_equal(buf, ref, nref);
-        free(ref);
-        free(buf);
     }
     mmp_image_free(&small);
     mmp_image_free(&large);
@@ -359,27 +371,13 @@ static void test_auto_no_gpu(void **state)
         img.pix[i] = (uint16_t)((i % w * 3 + i / w * 5 + (i * 7919 % 13)) % 256);
     mmp_settings st;
     mmp_default_settings(&st);
-    st.engine = "seq";
     st.lambda = 300;
-    uint8_t *ref = NULL, *buf = NULL;
-    size_t nref = 0, nbuf = 0;
-    char why[256];
-    assert_int_equal(mmp_encode(&st, &img, &ref, &nref, NULL, NULL, why, sizeof why), 0);
-    log_find lf = {.want = "on every core from step"};
-    st.engine = "auto";
     st.head_start = 1; /* the move at the first step boundary, whatever the machine's speed */
-    st.verbose = 1;
-    st.log = find_line;
-    st.log_opaque = &lf;
     mmp_enc_stats es;
-    assert_int_equal(mmp_encode(&st, &img, &buf, &nbuf, NULL, &es, why, sizeof why), 0);
+    const int found = auto_as_seq(st, &img, 0, "on every core from step", &es);
     print_message("%dx%d, %ld cores: auto ran %s\n", w, h, cores, es.engine);
-    assert_true(lf.found);
+    assert_true(found);
     assert_string_equal(es.engine, "omp");
-    assert_int_equal(nbuf, nref);
-    assert_memory_equal(buf, ref, nref);
-    free(ref);
-    free(buf);
     mmp_image_free(&img);
 }
 

@@ -41,8 +41,9 @@ static void random_result(kept *l, int y0, int x0, int a, int b, int nm)
 
 static void put(mmp_memo *m, const kept *l)
 {
-    mmp_memo_leaf_put(m, l->y0, l->x0, l->a, l->b, l->angle, l->nm, l->pred, l->j, l->tok,
-                      l->ntok, l->rec);
+    mmp_memo_leaf_put(m, l->y0, l->x0, l->a, l->b, l->angle, l->nm, l->pred,
+                      mmp_memo_hash(l->pred, l->nm << (l->a + l->b)), l->j, l->tok, l->ntok,
+                      l->rec);
 }
 
 /* Whether l's key finds a result, and (if so) that it is l's whole. */
@@ -51,8 +52,11 @@ static int get(mmp_memo *m, const kept *l)
     static int32_t tok[MMP_MEMO_LEAF_TOKENS(MMP_B * MMP_B)], rec[MMP_B * MMP_B];
     int64_t j = -1;
     int ntok = -1;
-    if (!mmp_memo_leaf_get(m, l->y0, l->x0, l->a, l->b, l->angle, l->nm, l->pred, &j, tok, &ntok,
-                           rec))
+    uint32_t hash = 0;
+    const int found = mmp_memo_leaf_get(m, l->y0, l->x0, l->a, l->b, l->angle, l->nm, l->pred,
+                                        &hash, &j, tok, &ntok, rec);
+    assert_int_equal(hash, mmp_memo_hash(l->pred, l->nm << (l->a + l->b)));
+    if (!found)
         return 0;
     assert_int_equal(j, l->j);
     assert_int_equal(ntok, l->ntok);
