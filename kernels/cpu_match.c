@@ -6,20 +6,41 @@
  * sum. Since ||r - e||^2 >= (sum r - sum e)^2 / n, the visit stops as soon as
  * that bound plus the cheapest index cost exceeds the best cost found, and a
  * tighter bound from the sums of the two halves skips most of the remaining
- * candidates: the result is exactly the exhaustive argmin, lowest index on
- * ties, at a fraction of the work. Sub-blocks that hang over the image edge
- * are searched exhaustively over their real pixels.
+ * candidates (tested four at a time, without a branch per candidate): the
+ * result is exactly the exhaustive argmin, lowest index on ties, at a
+ * fraction of the work. Any candidate skipped has a bound above the best
+ * cost at that moment, so it cannot win or tie, and the order in which the
+ * others are tried does not change the result. Sub-blocks that hang over
+ * the image edge are searched exhaustively over their real pixels.
  *
- * The dictionary is frozen during a block, so each scale is copied into sum
- * order once per block (only the scales that grew), which keeps the
- * candidate loop in contiguous memory.
+ * The dictionary is frozen during a step, so each scale is copied into sum
+ * order once per step (only the scales that grew), with a directory of
+ * every MMP_SORTED_DIR-th sum to find where a node's sum falls, which keeps
+ * the candidate loop in contiguous memory.
  */
 #include "kernels/cpu_match.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
+
+static _Atomic int simd_on = 1;
+
+void mmp_cpu_match_simd(int on)
+{
+    atomic_store(&simd_on, on);
+}
+
+int mmp_cpu_match_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return atomic_load(&simd_on) && __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
 
 static void free_scale(mmp_sorted_scale *ss)
 {
@@ -28,6 +49,7 @@ static void free_scale(mmp_sorted_scale *ss)
     free(ss->half);
     free(ss->id);
     free(ss->rate);
+    free(ss->dir);
     memset(ss, 0, sizeof(*ss));
 }
 
@@ -43,6 +65,7 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
     const mmp_dict *d = t->dict;
     /* |r - e| <= 2 maxval: sixteen squares fit in 32 bits up to 5792. */
     sd->narrow = t->maxval <= 5792;
+    sd->avx2 = mmp_cpu_match_avx2();
     for (int k = 0; k < MMP_NSCALES; k++) {
         mmp_sorted_scale *ss = &sd->sc[k];
         const size_t area = (size_t)mmp_scale_area(k);
@@ -54,7 +77,8 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
         ss->half = malloc(sizeof(int32_t) * d->cap);
         ss->id = malloc(sizeof(int32_t) * d->cap);
         ss->rate = malloc(sizeof(int64_t) * d->cap);
-        if (!ss->data || !ss->sum || !ss->half || !ss->id || !ss->rate) {
+        ss->dir = malloc(sizeof(int32_t) * (d->cap / MMP_SORTED_DIR + 1));
+        if (!ss->data || !ss->sum || !ss->half || !ss->id || !ss->rate || !ss->dir) {
             free_scale(ss);
             return MMP_ENOMEM;
         }
@@ -78,6 +102,8 @@ void mmp_sorted_copy(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, 
         ss->sum[i] = d->sorted_sum[k][i];
         ss->half[i] = h;
         ss->id[i] = id;
+        if (i % MMP_SORTED_DIR == 0)
+            ss->dir[i / MMP_SORTED_DIR] = ss->sum[i];
     }
 }
 
@@ -114,17 +140,29 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t)
     return 0;
 }
 
-/* (||r - e||^2 << 16) + rate, or INT64_MAX once it must exceed limit. (No
- * clones under TSan: its runtime is not up yet when ifunc resolvers run.) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("avx2", "default")))
+/*
+ * The node search comes in two builds of one body (match_node_body): plain
+ * C, and on x86-64 one for AVX2 whose two innermost steps, the bound of a
+ * group of candidates and the cost of 16 samples, are written with its
+ * intrinsics. Both are the same integer arithmetic, so they give the same
+ * results; mmp_match_node picks one by sd->avx2 (mmp_cpu_match_simd).
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2 1
+#define AVX2 __attribute__((target("avx2")))
+#else
+#define HAVE_AVX2 0
 #endif
-static int64_t
-cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t limit)
+
+/* (||r - e||^2 << 16) + rate, or INT64_MAX once it must exceed limit; n a
+ * multiple of 16, every |r_i - e_i| at most 2 * 5792 (sd->narrow), so
+ * that 16 squares sum in 32 bits. */
+static inline int64_t cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate,
+                                  int64_t limit)
 {
     int64_t acc = 0;
-    int i = 0;
-    for (; i + 16 <= n; i += 16) {
+    for (int i = 0; i < n; i += 16) {
         int32_t part = 0;
         for (int k = 0; k < 16; k++) {
             int32_t d = r[i + k] - e[i + k];
@@ -133,10 +171,6 @@ cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate, int64_t lim
         acc += part;
         if ((acc << 16) + rate > limit)
             return INT64_MAX;
-    }
-    for (; i < n; i++) {
-        int32_t d = r[i] - e[i];
-        acc += d * d;
     }
     return (acc << 16) + rate;
 }
@@ -153,20 +187,99 @@ static int64_t cost_wide(const int32_t *r, const int32_t *e, int n, int64_t rate
     return (acc << 16) + rate;
 }
 
-/* One candidate (position k of the sorted scale) against the best so far. */
-static inline void try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
-                                 const int32_t *r, int64_t rhalf, int64_t rhalf2, int64_t *best,
-                                 int *best_id)
+/* ||r - e||^2 over n < 16 samples, n a constant where inlined: most nodes
+ * are that small, and a call and a loop cost more than their samples. */
+static inline int64_t small_sse(const int32_t *r, const int32_t *e, int n)
 {
-    const int64_t rate = ss->rate[k];
-    if (log2n > 0) {
-        int64_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
-        if ((((d1 * d1 + d2 * d2) >> (log2n - 1)) << 16) + rate > *best)
-            return;
+    int64_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t d = (int64_t)r[i] - e[i];
+        acc += d * d;
     }
+    return acc;
+}
+
+/* Which of the GROUP candidates from position k on may beat best by the
+ * bound of their halves' sums (bit i for k + i), without a branch per
+ * candidate: about a third pass, in no predictable pattern. The
+ * differences fit in 32 bits: sums of at most 128 samples of at most 65535. */
+#define GROUP 4
+static inline unsigned half_pass(const mmp_sorted_scale *ss, int k, int log2n, int32_t rhalf,
+                                 int32_t rhalf2, int64_t best)
+{
+    unsigned m = 0;
+    for (int i = 0; i < GROUP; i++) {
+        const int32_t d1 = rhalf - ss->half[k + i];
+        const int32_t d2 = rhalf2 - (ss->sum[k + i] - ss->half[k + i]);
+        const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
+        m |= (unsigned)(((q >> (log2n - 1)) << 16) + ss->rate[k + i] <= best) << i;
+    }
+    return m;
+}
+
+#if HAVE_AVX2
+/* half_pass, the four candidates in the lanes of one register. */
+AVX2 static inline unsigned half_pass_avx2(const mmp_sorted_scale *ss, int k, int log2n,
+                                           int32_t rhalf, int32_t rhalf2, int64_t best)
+{
+    const __m128i h = _mm_loadu_si128((const __m128i *)(ss->half + k));
+    const __m128i sm = _mm_loadu_si128((const __m128i *)(ss->sum + k));
+    const __m256i d1 = _mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_set1_epi32(rhalf), h));
+    const __m256i d2 =
+        _mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_set1_epi32(rhalf2), _mm_sub_epi32(sm, h)));
+    __m256i q = _mm256_add_epi64(_mm256_mul_epi32(d1, d1), _mm256_mul_epi32(d2, d2));
+    q = _mm256_slli_epi64(_mm256_srl_epi64(q, _mm_cvtsi32_si128(log2n - 1)), 16);
+    q = _mm256_add_epi64(q, _mm256_loadu_si256((const __m256i *)(ss->rate + k)));
+    const __m256i over = _mm256_cmpgt_epi64(q, _mm256_set1_epi64x(best));
+    return ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(over)) & 15u;
+}
+
+/* cost_narrow, 16 samples at a time: the differences fit in 16 bits, and
+ * their squares are summed in pairs (madd), then across the register. */
+AVX2 static inline int64_t cost_narrow_avx2(const int32_t *r, const int32_t *e, int n,
+                                            int64_t rate, int64_t limit)
+{
+    int64_t acc = 0;
+    for (int i = 0; i < n; i += 16) {
+        const __m256i d0 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(r + i)),
+                                            _mm256_loadu_si256((const __m256i *)(e + i)));
+        const __m256i d1 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(r + i + 8)),
+                                            _mm256_loadu_si256((const __m256i *)(e + i + 8)));
+        const __m256i d = _mm256_packs_epi32(d0, d1);
+        const __m256i sq = _mm256_madd_epi16(d, d);
+        __m128i x = _mm_add_epi32(_mm256_castsi256_si128(sq), _mm256_extracti128_si256(sq, 1));
+        x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
+        x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xb1));
+        acc += (uint32_t)_mm_cvtsi128_si32(x);
+        if ((acc << 16) + rate > limit)
+            return INT64_MAX;
+    }
+    return (acc << 16) + rate;
+}
+#else
+#define half_pass_avx2 half_pass
+#define cost_narrow_avx2 cost_narrow
+#endif
+
+/* Candidate k's exact cost against the best so far (lowest id on ties). */
+static inline __attribute__((always_inline)) void
+full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
+               const int32_t *r, int64_t *best, int *best_id, const int avx2)
+{
     const int32_t *e = ss->data + ((long)k << log2n);
     const int n = 1 << log2n;
-    int64_t j = sd->narrow ? cost_narrow(r, e, n, rate, *best) : cost_wide(r, e, n, rate, *best);
+    const int64_t rate = ss->rate[k];
+    int64_t j;
+    switch (log2n) {
+    case 0: j = (small_sse(r, e, 1) << 16) + rate; break;
+    case 1: j = (small_sse(r, e, 2) << 16) + rate; break;
+    case 2: j = (small_sse(r, e, 4) << 16) + rate; break;
+    case 3: j = (small_sse(r, e, 8) << 16) + rate; break;
+    default:
+        j = !sd->narrow ? cost_wide(r, e, n, rate, *best)
+            : avx2      ? cost_narrow_avx2(r, e, n, rate, *best)
+                        : cost_narrow(r, e, n, rate, *best);
+    }
     int id = ss->id[k];
     if (j < *best || (j == *best && id < *best_id)) {
         *best = j;
@@ -174,39 +287,123 @@ static inline void try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *s
     }
 }
 
-static void best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int64_t rsum,
-                        int64_t rhalf, mmp_match *out)
+/* The candidates of positions k .. k + GROUP - 1 that pass half_pass, in order. */
+static inline __attribute__((always_inline)) void
+try_group(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n, const int32_t *r,
+          int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id, const int avx2)
+{
+    unsigned m = log2n == 0 ? (1u << GROUP) - 1
+                 : avx2     ? half_pass_avx2(ss, k, log2n, rhalf, rhalf2, *best)
+                            : half_pass(ss, k, log2n, rhalf, rhalf2, *best);
+    while (m) {
+        const int i = __builtin_ctz(m);
+        m &= m - 1;
+        full_candidate(sd, ss, k + i, log2n, r, best, best_id, avx2);
+    }
+}
+
+/* One candidate (position k of the sorted scale) against the best so far. */
+static inline __attribute__((always_inline)) void
+try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
+              const int32_t *r, int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id,
+              const int avx2)
+{
+    if (log2n > 0) {
+        const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
+        const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
+        if (((q >> (log2n - 1)) << 16) + ss->rate[k] > *best)
+            return;
+    }
+    full_candidate(sd, ss, k, log2n, r, best, best_id, avx2);
+}
+
+/* First position of a that is >= v, without a branch per step (the
+ * compiler makes it a conditional move). */
+static int lower_bound(const int32_t *a, int n, int32_t v)
+{
+    const int32_t *base = a;
+    int len = n;
+    while (len > 1) {
+        const int half = len / 2;
+        base = base[half - 1] < v ? base + half : base;
+        len -= half;
+    }
+    return (int)(base - a) + (len == 1 && base[0] < v);
+}
+
+/* The same in the sorted sums of ss: the directory's entries below v, then
+ * the sums below v in the one run of them that the directory leaves. */
+#define DIR_SCAN_MAX 64
+static int sum_lower_bound(const mmp_sorted_scale *ss, int32_t v)
+{
+    const int n = ss->n, nd = (n + MMP_SORTED_DIR - 1) / MMP_SORTED_DIR;
+    int c = 0;
+    if (nd <= DIR_SCAN_MAX) {
+        for (int i = 0; i < nd; i++)
+            c += ss->dir[i] < v;
+    } else {
+        c = lower_bound(ss->dir, nd, v);
+    }
+    if (c == 0)
+        return 0;
+    /* sum[(c - 1) DIR] < v, and sum[c DIR] >= v where it exists */
+    const int lo = (c - 1) * MMP_SORTED_DIR + 1;
+    const int hi = c * MMP_SORTED_DIR < n ? c * MMP_SORTED_DIR : n;
+    int k = lo;
+    for (int i = lo; i < hi; i++)
+        k += ss->sum[i] < v;
+    return k;
+}
+
+static inline __attribute__((always_inline)) void
+best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int32_t rsum, int32_t rhalf,
+            mmp_match *out, const int avx2)
 {
     const mmp_sorted_scale *ss = &sd->sc[s];
     const int N = ss->n;
-    const int64_t min_rate = sd->min_rate[s], rhalf2 = rsum - rhalf;
-    int lo = 0, hi = N;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (ss->sum[mid] < rsum)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    const int64_t min_rate = sd->min_rate[s];
+    const int32_t rhalf2 = rsum - rhalf;
+    const int lo = sum_lower_bound(ss, rsum);
     int64_t best = INT64_MAX;
     int best_id = 0;
     /* Seed with the nearest sums, then walk outwards on each side until the
-     * sum bound rules out everything further away. */
+     * sum bound rules out everything further away, a group at a time: the
+     * sums only grow away from lo, so the group's nearest candidate decides,
+     * and a candidate tried beyond where a one-by-one walk would have
+     * stopped cannot win (its bound exceeds best). */
     if (lo < N)
-        try_candidate(sd, ss, lo, log2n, r, rhalf, rhalf2, &best, &best_id);
+        try_candidate(sd, ss, lo, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
     if (lo > 0)
-        try_candidate(sd, ss, lo - 1, log2n, r, rhalf, rhalf2, &best, &best_id);
-    for (int k = lo + 1; k < N; k++) {
-        int64_t diff = ss->sum[k] - rsum;
+        try_candidate(sd, ss, lo - 1, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+    int k = lo + 1;
+    for (; k < N; k += GROUP) {
+        const int64_t diff = (int64_t)ss->sum[k] - rsum;
         if ((((diff * diff) >> log2n) << 16) + min_rate > best)
             break;
-        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id);
+        if (k + GROUP > N)
+            break;
+        try_group(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
     }
-    for (int k = lo - 2; k >= 0; k--) {
-        int64_t diff = rsum - ss->sum[k];
+    for (; k < N; k++) {
+        const int64_t diff = (int64_t)ss->sum[k] - rsum;
         if ((((diff * diff) >> log2n) << 16) + min_rate > best)
             break;
-        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id);
+        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+    }
+    k = lo - 2;
+    for (; k >= 0; k -= GROUP) {
+        const int64_t diff = (int64_t)rsum - ss->sum[k];
+        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
+            break;
+        if (k - GROUP + 1 < 0)
+            break;
+        try_group(sd, ss, k - GROUP + 1, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+    }
+    for (; k >= 0; k--) {
+        const int64_t diff = (int64_t)rsum - ss->sum[k];
+        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
+            break;
+        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
     }
     out->j = best;
     out->idx = best_id;
@@ -249,9 +446,12 @@ static void best_masked(const mmp_search_tables *t, int s, const int32_t *rr, co
     out->pad = 0;
 }
 
-void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
-                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
-                    mmp_match *out)
+/* The node search's body; its residual and sums fit in 32 bits (at most
+ * 256 samples of at most 65535). */
+static inline __attribute__((always_inline)) void
+match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+           const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
+           mmp_match *out, const int avx2)
 {
     const int hs = 1 << a, ws = 1 << b, n = hs * ws, w = 1 << lw;
     int32_t node[MMP_B * MMP_B], real_res[MMP_B * MMP_B];
@@ -271,13 +471,42 @@ void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int3
         best_masked(t, mmp_scale(a, b), real_res, real_pos, nr, out);
         return;
     }
-    int64_t half = 0, sum;
+    int32_t half = 0, sum;
     for (int p = 0; p < n / 2; p++)
         half += node[p];
     sum = half;
     for (int p = n / 2; p < n; p++)
         sum += node[p];
-    best_sorted(sd, mmp_scale(a, b), a + b, node, sum, half, out);
+    best_sorted(sd, mmp_scale(a, b), a + b, node, sum, half, out, avx2);
+}
+
+static void match_node_c(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+                         const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0,
+                         int x0, mmp_match *out)
+{
+    match_node(sd, t, orig, pred, real, lw, a, b, y0, x0, out, 0);
+}
+
+#if HAVE_AVX2
+AVX2 static void match_node_avx2(const mmp_sorted *sd, const mmp_search_tables *t,
+                                 const int32_t *orig, const int32_t *pred, const uint8_t *real,
+                                 int lw, int a, int b, int y0, int x0, mmp_match *out)
+{
+    match_node(sd, t, orig, pred, real, lw, a, b, y0, x0, out, 1);
+}
+#endif
+
+void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
+                    const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
+                    mmp_match *out)
+{
+#if HAVE_AVX2
+    if (sd->avx2) {
+        match_node_avx2(sd, t, orig, pred, real, lw, a, b, y0, x0, out);
+        return;
+    }
+#endif
+    match_node_c(sd, t, orig, pred, real, lw, a, b, y0, x0, out);
 }
 
 void mmp_match_leaf(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,

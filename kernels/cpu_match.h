@@ -25,6 +25,10 @@
 
 #include "kernels/engine.h"
 
+/* The sums' directory: every MMP_SORTED_DIR-th, so that finding a sum is
+ * two short counting loops, not a chain of dependent loads. */
+#define MMP_SORTED_DIR 32
+
 /* One scale of the dictionary in ascending order of element sums. */
 typedef struct mmp_sorted_scale {
     int n, cap;    /* elements copied, allocated */
@@ -33,14 +37,23 @@ typedef struct mmp_sorted_scale {
     int32_t *half; /* sums of the first half (row-major) of each element */
     int32_t *id;   /* dictionary index of each */
     int64_t *rate; /* lambda_q8 * idx_cost[id] */
+    int32_t *dir;  /* every MMP_SORTED_DIR-th sum, from the first */
 } mmp_sorted_scale;
 
 typedef struct mmp_sorted {
     mmp_sorted_scale sc[MMP_NSCALES];
     int64_t min_rate[MMP_NSCALES]; /* least rate of each scale, INT64_MAX when empty */
     int narrow;                    /* samples small enough for 32-bit partial sums */
+    int avx2;                      /* node searches with the AVX2 build (mmp_cpu_match_avx2) */
     uint32_t dict_id;              /* the dictionary the copies are of */
 } mmp_sorted;
+
+/* Whether the node search may use its AVX2 build: the CPU has AVX2 and
+ * mmp_cpu_match_simd has not turned it off. Read when an engine reserves
+ * its copies (every step). The builds give the same results; the switch is
+ * for tests, which check each against the exhaustive search. */
+int mmp_cpu_match_avx2(void);
+void mmp_cpu_match_simd(int on);
 
 /* Frees the copies; the struct may then be reused (it is left zeroed). */
 void mmp_sorted_free(mmp_sorted *sd);

@@ -46,6 +46,8 @@
 
 #include "util.h"
 
+#include "kernels/cpu_match.h"
+
 /* Thread counts of engines with concurrency (0: the engine's default). */
 static const int match_threads[] = {1, 2, 3, 7, 0};
 static const int e2e_threads[] = {1, 2, 3, 7};
@@ -192,6 +194,29 @@ static void same_bytes(const char *what, const mmp_image *img, void *arg)
     run->crops++;
 }
 
+/* seq's bytes with the node search's C build, against those of the default
+ * run (its AVX2 build, where the CPU has it). */
+static void same_bytes_c_build(const char *what, const mmp_image *img, void *arg)
+{
+    int *encodes = arg;
+    static const double lambdas[] = {10, 300};
+    static const int orders[] = {MMP_ORDER_WAVEFRONT, MMP_ORDER_RASTER};
+    for (int l = 0; l < 2 * NELEM(lambdas); l++) {
+        const int order = orders[l / NELEM(lambdas)];
+        const seq_bytes *ref = seq_encode(what, img, lambdas[l % NELEM(lambdas)], order);
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        mmp_cpu_match_simd(0);
+        encode_or_fail(img, ref->lambda, 0, order, "seq", 1, &buf, &len);
+        mmp_cpu_match_simd(1);
+        assert_same_bytes(what, ref->lambda, order == MMP_ORDER_RASTER ? "seq, C build, raster"
+                                                                      : "seq, C build, wavefront",
+                          ref->buf, ref->len, buf, len);
+        free(buf);
+        (*encodes)++;
+    }
+}
+
 static void print_e2e(const e2e_run *run)
 {
     const mmp_engine_ops *ops = run->ec->ops;
@@ -207,6 +232,34 @@ static void print_e2e(const e2e_run *run)
                   "(%s %.1f s)\n",
                   run->crops, run->crops == 1 ? "" : "s", run->encodes, ops->name, threads,
                   ops->name, run->seconds);
+}
+
+/* The node search's C build (kernels/cpu_match.c): where the CPU has AVX2,
+ * the tests above check seq's AVX2 build, and these its C build, against
+ * the exhaustive search, and the two against each other end to end. */
+static int c_build_on(void **state)
+{
+    (void)state;
+    mmp_cpu_match_simd(0);
+    return 0;
+}
+
+static int c_build_off(void **state)
+{
+    (void)state;
+    mmp_cpu_match_simd(1);
+    return 0;
+}
+
+static void test_c_build_same_bytes(void **state)
+{
+    (void)state;
+    int encodes = 0;
+    const int images = for_each_image_crop(same_bytes_c_build, &encodes);
+    assert_true(images > 0);
+    print_message("%d encodes at lambda 10 and 300, both orders: seq's C build gives its AVX2 "
+                  "build's bytes\n",
+                  encodes);
 }
 
 static void test_images_same_bytes(void **state)
@@ -443,7 +496,7 @@ int main(int argc, char **argv)
     /* The engines of this build: one case each, seq's first. */
     const int n = mmp_engine_count();
     engine_case *cases = calloc((size_t)n, sizeof(engine_case));
-    struct CMUnitTest *tests = calloc((size_t)(1 + 6 * n), sizeof(struct CMUnitTest));
+    struct CMUnitTest *tests = calloc((size_t)(5 + 6 * n), sizeof(struct CMUnitTest));
     char(*names)[64] = calloc((size_t)(6 * n), sizeof *names);
     if (!cases || !tests || !names)
         return 1;
@@ -489,6 +542,18 @@ int main(int argc, char **argv)
             tests[nt++] =
                 (struct CMUnitTest){names[nn++], parts[p].fn, NULL, NULL, is_seq ? NULL : ec};
         }
+    }
+    if (mmp_cpu_match_avx2()) {
+        tests[nt++] = (struct CMUnitTest){"seq, C build: match 8-bit (exhaustive search)",
+                                          test_match_8bit, c_build_on, c_build_off, NULL};
+        tests[nt++] = (struct CMUnitTest){"seq, C build: match 16-bit (exhaustive search)",
+                                          test_match_16bit, c_build_on, c_build_off, NULL};
+        tests[nt++] = (struct CMUnitTest){"seq, C build: match edges (exhaustive search)",
+                                          test_match_edges, c_build_on, c_build_off, NULL};
+        tests[nt++] = (struct CMUnitTest){"seq: C build, same bytes on image crops",
+                                          test_c_build_same_bytes, NULL, c_build_off, NULL};
+    } else {
+        printf("test_engines: this CPU has no AVX2: the node search's C build alone is tested\n");
     }
     const int rc = _cmocka_run_group_tests("test_engines", tests, (size_t)nt, NULL, NULL);
     for (int i = 0; i < nseq_cache; i++)
