@@ -6,8 +6,9 @@
  * sum. Since ||r - e||^2 >= (sum r - sum e)^2 / n, the visit stops as soon as
  * that bound plus the cheapest index cost exceeds the best cost found, and a
  * tighter bound from the sums of the two halves skips most of the remaining
- * candidates (tested four at a time, without a branch per candidate): the
- * result is exactly the exhaustive argmin, lowest index on ties, at a
+ * candidates (tested four at a time, without a branch per candidate; for
+ * nodes of one or two samples it is the exact cost, and their samples are
+ * never read): the result is exactly the exhaustive argmin, lowest index on ties, at a
  * fraction of the work. Any candidate skipped has a bound above the best
  * cost at that moment, so it cannot win or tie, and the order in which the
  * others are tried does not change the result. Sub-blocks that hang over
@@ -199,28 +200,40 @@ static inline int64_t small_sse(const int32_t *r, const int32_t *e, int n)
     return acc;
 }
 
-/* Which of the GROUP candidates from position k on may beat best by the
- * bound of their halves' sums (bit i for k + i), without a branch per
- * candidate: about a third pass, in no predictable pattern. The
- * differences fit in 32 bits: sums of at most 128 samples of at most 65535. */
+/*
+ * The bound of the halves' sums for the GROUP candidates from position k on,
+ * into bnd, and which of them may beat best by it (bit i for k + i),
+ * without a branch per candidate: about a third pass, in no predictable
+ * pattern. For nodes of one or two samples the bound is the exact cost: each
+ * half is a sample (with one sample, the first half is empty and the second
+ * is the node). The differences fit in 32 bits: sums of at most 128 samples
+ * of at most 65535.
+ */
 #define GROUP 4
-static inline unsigned half_pass(const mmp_sorted_scale *ss, int k, int log2n, int32_t rhalf,
-                                 int32_t rhalf2, int64_t best)
+static inline int half_shift(int log2n)
+{
+    return log2n > 0 ? log2n - 1 : 0;
+}
+
+static inline unsigned half_bound(const mmp_sorted_scale *ss, int k, int log2n, int32_t rhalf,
+                                  int32_t rhalf2, int64_t best, int64_t *bnd)
 {
     unsigned m = 0;
     for (int i = 0; i < GROUP; i++) {
         const int32_t d1 = rhalf - ss->half[k + i];
         const int32_t d2 = rhalf2 - (ss->sum[k + i] - ss->half[k + i]);
         const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
-        m |= (unsigned)(((q >> (log2n - 1)) << 16) + ss->rate[k + i] <= best) << i;
+        bnd[i] = ((q >> half_shift(log2n)) << 16) + ss->rate[k + i];
+        m |= (unsigned)(bnd[i] <= best) << i;
     }
     return m;
 }
 
 #if HAVE_AVX2
-/* half_pass, the four candidates in the lanes of one register. */
-AVX2 static inline unsigned half_pass_avx2(const mmp_sorted_scale *ss, int k, int log2n,
-                                           int32_t rhalf, int32_t rhalf2, int64_t best)
+/* half_bound, the four candidates in the lanes of one register. */
+AVX2 static inline unsigned half_bound_avx2(const mmp_sorted_scale *ss, int k, int log2n,
+                                            int32_t rhalf, int32_t rhalf2, int64_t best,
+                                            int64_t *bnd)
 {
     const __m128i h = _mm_loadu_si128((const __m128i *)(ss->half + k));
     const __m128i sm = _mm_loadu_si128((const __m128i *)(ss->sum + k));
@@ -228,8 +241,9 @@ AVX2 static inline unsigned half_pass_avx2(const mmp_sorted_scale *ss, int k, in
     const __m256i d2 =
         _mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_set1_epi32(rhalf2), _mm_sub_epi32(sm, h)));
     __m256i q = _mm256_add_epi64(_mm256_mul_epi32(d1, d1), _mm256_mul_epi32(d2, d2));
-    q = _mm256_slli_epi64(_mm256_srl_epi64(q, _mm_cvtsi32_si128(log2n - 1)), 16);
+    q = _mm256_slli_epi64(_mm256_srl_epi64(q, _mm_cvtsi32_si128(half_shift(log2n))), 16);
     q = _mm256_add_epi64(q, _mm256_loadu_si256((const __m256i *)(ss->rate + k)));
+    _mm256_storeu_si256((__m256i *)bnd, q);
     const __m256i over = _mm256_cmpgt_epi64(q, _mm256_set1_epi64x(best));
     return ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(over)) & 15u;
 }
@@ -256,12 +270,25 @@ AVX2 static inline int64_t cost_narrow_avx2(const int32_t *r, const int32_t *e, 
     }
     return (acc << 16) + rate;
 }
+
 #else
-#define half_pass_avx2 half_pass
+#define half_bound_avx2 half_bound
 #define cost_narrow_avx2 cost_narrow
 #endif
 
-/* Candidate k's exact cost against the best so far (lowest id on ties). */
+/* Cost j of candidate k against the best so far (lowest id on ties). */
+static inline void take(const mmp_sorted_scale *ss, int k, int64_t j, int64_t *best, int *best_id)
+{
+    if (j < *best) {
+        *best = j;
+        *best_id = ss->id[k];
+    } else if (j == *best && ss->id[k] < *best_id) {
+        *best_id = ss->id[k];
+    }
+}
+
+/* Candidate k's exact cost against the best so far (lowest id on ties), for
+ * nodes of at least 4 samples. */
 static inline __attribute__((always_inline)) void
 full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
                const int32_t *r, int64_t *best, int *best_id, const int avx2)
@@ -271,8 +298,6 @@ full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2
     const int64_t rate = ss->rate[k];
     int64_t j;
     switch (log2n) {
-    case 0: j = (small_sse(r, e, 1) << 16) + rate; break;
-    case 1: j = (small_sse(r, e, 2) << 16) + rate; break;
     case 2: j = (small_sse(r, e, 4) << 16) + rate; break;
     case 3: j = (small_sse(r, e, 8) << 16) + rate; break;
     default:
@@ -280,25 +305,24 @@ full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2
             : avx2      ? cost_narrow_avx2(r, e, n, rate, *best)
                         : cost_narrow(r, e, n, rate, *best);
     }
-    int id = ss->id[k];
-    if (j < *best || (j == *best && id < *best_id)) {
-        *best = j;
-        *best_id = id;
-    }
+    take(ss, k, j, best, best_id);
 }
 
-/* The candidates of positions k .. k + GROUP - 1 that pass half_pass, in order. */
+/* The candidates of positions k .. k + GROUP - 1 that pass half_bound, in order. */
 static inline __attribute__((always_inline)) void
 try_group(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n, const int32_t *r,
           int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id, const int avx2)
 {
-    unsigned m = log2n == 0 ? (1u << GROUP) - 1
-                 : avx2     ? half_pass_avx2(ss, k, log2n, rhalf, rhalf2, *best)
-                            : half_pass(ss, k, log2n, rhalf, rhalf2, *best);
+    int64_t bnd[GROUP];
+    unsigned m = avx2 ? half_bound_avx2(ss, k, log2n, rhalf, rhalf2, *best, bnd)
+                      : half_bound(ss, k, log2n, rhalf, rhalf2, *best, bnd);
     while (m) {
         const int i = __builtin_ctz(m);
         m &= m - 1;
-        full_candidate(sd, ss, k + i, log2n, r, best, best_id, avx2);
+        if (log2n <= 1)
+            take(ss, k + i, bnd[i], best, best_id);
+        else
+            full_candidate(sd, ss, k + i, log2n, r, best, best_id, avx2);
     }
 }
 
@@ -308,13 +332,15 @@ try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n
               const int32_t *r, int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id,
               const int avx2)
 {
-    if (log2n > 0) {
-        const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
-        const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
-        if (((q >> (log2n - 1)) << 16) + ss->rate[k] > *best)
-            return;
-    }
-    full_candidate(sd, ss, k, log2n, r, best, best_id, avx2);
+    const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
+    const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
+    const int64_t bnd = ((q >> half_shift(log2n)) << 16) + ss->rate[k];
+    if (bnd > *best)
+        return;
+    if (log2n <= 1)
+        take(ss, k, bnd, best, best_id);
+    else
+        full_candidate(sd, ss, k, log2n, r, best, best_id, avx2);
 }
 
 /* First position of a that is >= v, without a branch per step (the
@@ -334,7 +360,8 @@ static int lower_bound(const int32_t *a, int n, int32_t v)
 /* The same in the sorted sums of ss: the directory's entries below v, then
  * the sums below v in the one run of them that the directory leaves. */
 #define DIR_SCAN_MAX 64
-static int sum_lower_bound(const mmp_sorted_scale *ss, int32_t v)
+static inline __attribute__((always_inline)) int sum_lower_bound(const mmp_sorted_scale *ss,
+                                                                  int32_t v)
 {
     const int n = ss->n, nd = (n + MMP_SORTED_DIR - 1) / MMP_SORTED_DIR;
     int c = 0;
