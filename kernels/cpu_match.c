@@ -17,7 +17,9 @@
  * The dictionary is frozen during a step, so each scale is copied into sum
  * order once per step (only the scales that grew), with a directory of
  * every MMP_SORTED_DIR-th sum to find where a node's sum falls, which keeps
- * the candidate loop in contiguous memory.
+ * the candidate loop in contiguous memory; samples of at most 5792 in
+ * magnitude are copied in 16 bits. With all cores searching, the search is
+ * limited by how much memory it reads, not by its arithmetic.
  */
 #include "kernels/cpu_match.h"
 
@@ -46,6 +48,7 @@ int mmp_cpu_match_avx2(void)
 static void free_scale(mmp_sorted_scale *ss)
 {
     free(ss->data);
+    free(ss->data16);
     free(ss->sum);
     free(ss->half);
     free(ss->id);
@@ -64,8 +67,13 @@ void mmp_sorted_free(mmp_sorted *sd)
 int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
 {
     const mmp_dict *d = t->dict;
-    /* |r - e| <= 2 maxval: sixteen squares fit in 32 bits up to 5792. */
-    sd->narrow = t->maxval <= 5792;
+    /* |r - e| <= 2 maxval: sixteen squares fit in 32 bits up to 5792. The
+     * samples of a dictionary lie in [-maxval, maxval] (docs/format.md 5). */
+    const int narrow = t->maxval <= 5792;
+    if (narrow != sd->narrow) /* another plane's samples: copies of the other kind */
+        for (int k = 0; k < MMP_NSCALES; k++)
+            free_scale(&sd->sc[k]);
+    sd->narrow = narrow;
     sd->avx2 = mmp_cpu_match_avx2();
     for (int k = 0; k < MMP_NSCALES; k++) {
         mmp_sorted_scale *ss = &sd->sc[k];
@@ -73,13 +81,17 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
         if (ss->cap >= d->cap)
             continue;
         free_scale(ss);
-        ss->data = malloc(sizeof(int32_t) * d->cap * area);
+        if (narrow)
+            ss->data16 = malloc(sizeof(int16_t) * d->cap * area);
+        else
+            ss->data = malloc(sizeof(int32_t) * d->cap * area);
         ss->sum = malloc(sizeof(int32_t) * d->cap);
         ss->half = malloc(sizeof(int32_t) * d->cap);
         ss->id = malloc(sizeof(int32_t) * d->cap);
         ss->rate = malloc(sizeof(int64_t) * d->cap);
         ss->dir = malloc(sizeof(int32_t) * (d->cap / MMP_SORTED_DIR + 1));
-        if (!ss->data || !ss->sum || !ss->half || !ss->id || !ss->rate || !ss->dir) {
+        if (!(ss->data || ss->data16) || !ss->sum || !ss->half || !ss->id || !ss->rate ||
+            !ss->dir) {
             free_scale(ss);
             return MMP_ENOMEM;
         }
@@ -99,7 +111,11 @@ void mmp_sorted_copy(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, 
         int32_t h = 0;
         for (int p = 0; p < area / 2; p++)
             h += e[p];
-        memcpy(ss->data + (long)i * area, e, sizeof(int32_t) * area);
+        if (sd->narrow)
+            for (int p = 0; p < area; p++)
+                ss->data16[(long)i * area + p] = (int16_t)e[p];
+        else
+            memcpy(ss->data + (long)i * area, e, sizeof(int32_t) * area);
         ss->sum[i] = d->sorted_sum[k][i];
         ss->half[i] = h;
         ss->id[i] = id;
@@ -159,7 +175,7 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t)
 /* (||r - e||^2 << 16) + rate, or INT64_MAX once it must exceed limit; n a
  * multiple of 16, every |r_i - e_i| at most 2 * 5792 (sd->narrow), so
  * that 16 squares sum in 32 bits. */
-static inline int64_t cost_narrow(const int32_t *r, const int32_t *e, int n, int64_t rate,
+static inline int64_t cost_narrow(const int32_t *r, const int16_t *e, int n, int64_t rate,
                                   int64_t limit)
 {
     int64_t acc = 0;
@@ -195,6 +211,17 @@ static inline int64_t small_sse(const int32_t *r, const int32_t *e, int n)
     int64_t acc = 0;
     for (int i = 0; i < n; i++) {
         const int64_t d = (int64_t)r[i] - e[i];
+        acc += d * d;
+    }
+    return acc;
+}
+
+/* The same with narrow samples: 8 squares sum in 32 bits. */
+static inline int64_t small_sse16(const int32_t *r, const int16_t *e, int n)
+{
+    int32_t acc = 0;
+    for (int i = 0; i < n; i++) {
+        const int32_t d = r[i] - e[i];
         acc += d * d;
     }
     return acc;
@@ -248,18 +275,16 @@ AVX2 static inline unsigned half_bound_avx2(const mmp_sorted_scale *ss, int k, i
     return ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(over)) & 15u;
 }
 
-/* cost_narrow, 16 samples at a time: the differences fit in 16 bits, and
- * their squares are summed in pairs (madd), then across the register. */
-AVX2 static inline int64_t cost_narrow_avx2(const int32_t *r, const int32_t *e, int n,
+/* cost_narrow, 16 samples at a time, the node's residual r16 in 16 bits as
+ * well: the differences fit, and their squares are summed in pairs (madd),
+ * then across the register. */
+AVX2 static inline int64_t cost_narrow_avx2(const int16_t *r16, const int16_t *e, int n,
                                             int64_t rate, int64_t limit)
 {
     int64_t acc = 0;
     for (int i = 0; i < n; i += 16) {
-        const __m256i d0 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(r + i)),
-                                            _mm256_loadu_si256((const __m256i *)(e + i)));
-        const __m256i d1 = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(r + i + 8)),
-                                            _mm256_loadu_si256((const __m256i *)(e + i + 8)));
-        const __m256i d = _mm256_packs_epi32(d0, d1);
+        const __m256i d = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(r16 + i)),
+                                           _mm256_loadu_si256((const __m256i *)(e + i)));
         const __m256i sq = _mm256_madd_epi16(d, d);
         __m128i x = _mm_add_epi32(_mm256_castsi256_si128(sq), _mm256_extracti128_si256(sq, 1));
         x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
@@ -273,7 +298,6 @@ AVX2 static inline int64_t cost_narrow_avx2(const int32_t *r, const int32_t *e, 
 
 #else
 #define half_bound_avx2 half_bound
-#define cost_narrow_avx2 cost_narrow
 #endif
 
 /* Cost j of candidate k against the best so far (lowest id on ties). */
@@ -291,19 +315,33 @@ static inline void take(const mmp_sorted_scale *ss, int k, int64_t j, int64_t *b
  * nodes of at least 4 samples. */
 static inline __attribute__((always_inline)) void
 full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
-               const int32_t *r, int64_t *best, int *best_id, const int avx2)
+               const int32_t *r, const int16_t *r16, int64_t *best, int *best_id, const int avx2)
 {
-    const int32_t *e = ss->data + ((long)k << log2n);
+    const long at = (long)k << log2n;
     const int n = 1 << log2n;
     const int64_t rate = ss->rate[k];
     int64_t j;
-    switch (log2n) {
-    case 2: j = (small_sse(r, e, 4) << 16) + rate; break;
-    case 3: j = (small_sse(r, e, 8) << 16) + rate; break;
-    default:
-        j = !sd->narrow ? cost_wide(r, e, n, rate, *best)
-            : avx2      ? cost_narrow_avx2(r, e, n, rate, *best)
-                        : cost_narrow(r, e, n, rate, *best);
+    if (!sd->narrow) {
+        const int32_t *e = ss->data + at;
+        switch (log2n) {
+        case 2: j = (small_sse(r, e, 4) << 16) + rate; break;
+        case 3: j = (small_sse(r, e, 8) << 16) + rate; break;
+        default: j = cost_wide(r, e, n, rate, *best);
+        }
+    } else {
+        const int16_t *e = ss->data16 + at;
+        switch (log2n) {
+        case 2: j = (small_sse16(r, e, 4) << 16) + rate; break;
+        case 3: j = (small_sse16(r, e, 8) << 16) + rate; break;
+        default:
+#if HAVE_AVX2
+            if (avx2) {
+                j = cost_narrow_avx2(r16, e, n, rate, *best);
+                break;
+            }
+#endif
+            j = cost_narrow(r, e, n, rate, *best);
+        }
     }
     take(ss, k, j, best, best_id);
 }
@@ -311,7 +349,8 @@ full_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2
 /* The candidates of positions k .. k + GROUP - 1 that pass half_bound, in order. */
 static inline __attribute__((always_inline)) void
 try_group(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n, const int32_t *r,
-          int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id, const int avx2)
+          const int16_t *r16, int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id,
+          const int avx2)
 {
     int64_t bnd[GROUP];
     unsigned m = avx2 ? half_bound_avx2(ss, k, log2n, rhalf, rhalf2, *best, bnd)
@@ -322,15 +361,15 @@ try_group(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n, co
         if (log2n <= 1)
             take(ss, k + i, bnd[i], best, best_id);
         else
-            full_candidate(sd, ss, k + i, log2n, r, best, best_id, avx2);
+            full_candidate(sd, ss, k + i, log2n, r, r16, best, best_id, avx2);
     }
 }
 
 /* One candidate (position k of the sorted scale) against the best so far. */
 static inline __attribute__((always_inline)) void
 try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n,
-              const int32_t *r, int32_t rhalf, int32_t rhalf2, int64_t *best, int *best_id,
-              const int avx2)
+              const int32_t *r, const int16_t *r16, int32_t rhalf, int32_t rhalf2, int64_t *best,
+              int *best_id, const int avx2)
 {
     const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
     const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
@@ -340,7 +379,7 @@ try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n
     if (log2n <= 1)
         take(ss, k, bnd, best, best_id);
     else
-        full_candidate(sd, ss, k, log2n, r, best, best_id, avx2);
+        full_candidate(sd, ss, k, log2n, r, r16, best, best_id, avx2);
 }
 
 /* First position of a that is >= v, without a branch per step (the
@@ -383,8 +422,8 @@ static inline __attribute__((always_inline)) int sum_lower_bound(const mmp_sorte
 }
 
 static inline __attribute__((always_inline)) void
-best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int32_t rsum, int32_t rhalf,
-            mmp_match *out, const int avx2)
+best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, const int16_t *r16,
+            int32_t rsum, int32_t rhalf, mmp_match *out, const int avx2)
 {
     const mmp_sorted_scale *ss = &sd->sc[s];
     const int N = ss->n;
@@ -399,9 +438,9 @@ best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int32_t rs
      * and a candidate tried beyond where a one-by-one walk would have
      * stopped cannot win (its bound exceeds best). */
     if (lo < N)
-        try_candidate(sd, ss, lo, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_candidate(sd, ss, lo, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     if (lo > 0)
-        try_candidate(sd, ss, lo - 1, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_candidate(sd, ss, lo - 1, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     int k = lo + 1;
     for (; k < N; k += GROUP) {
         const int64_t diff = (int64_t)ss->sum[k] - rsum;
@@ -409,13 +448,13 @@ best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int32_t rs
             break;
         if (k + GROUP > N)
             break;
-        try_group(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_group(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     }
     for (; k < N; k++) {
         const int64_t diff = (int64_t)ss->sum[k] - rsum;
         if ((((diff * diff) >> log2n) << 16) + min_rate > best)
             break;
-        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_candidate(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     }
     k = lo - 2;
     for (; k >= 0; k -= GROUP) {
@@ -424,13 +463,13 @@ best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, int32_t rs
             break;
         if (k - GROUP + 1 < 0)
             break;
-        try_group(sd, ss, k - GROUP + 1, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_group(sd, ss, k - GROUP + 1, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     }
     for (; k >= 0; k--) {
         const int64_t diff = (int64_t)rsum - ss->sum[k];
         if ((((diff * diff) >> log2n) << 16) + min_rate > best)
             break;
-        try_candidate(sd, ss, k, log2n, r, rhalf, rhalf2, &best, &best_id, avx2);
+        try_candidate(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     }
     out->j = best;
     out->idx = best_id;
@@ -504,7 +543,12 @@ match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig
     sum = half;
     for (int p = n / 2; p < n; p++)
         sum += node[p];
-    best_sorted(sd, mmp_scale(a, b), a + b, node, sum, half, out, avx2);
+    /* For cost_narrow_avx2, the residual in 16 bits (|r| <= maxval). */
+    int16_t node16[MMP_B * MMP_B];
+    if (avx2 && sd->narrow && n >= 16)
+        for (int p = 0; p < n; p++)
+            node16[p] = (int16_t)node[p];
+    best_sorted(sd, mmp_scale(a, b), a + b, node, node16, sum, half, out, avx2);
 }
 
 static void match_node_c(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,

@@ -32,7 +32,9 @@
 /* One scale of the dictionary in ascending order of element sums. */
 typedef struct mmp_sorted_scale {
     int n, cap;    /* elements copied, allocated */
-    int32_t *data; /* n * area samples in sum order */
+    int32_t *data;   /* n * area samples in sum order (wide samples) */
+    int16_t *data16; /* the same in 16 bits, for narrow samples (|e| <= maxval <= 5792):
+                      * half the memory that the search streams through */
     int32_t *sum;  /* sums, ascending */
     int32_t *half; /* sums of the first half (row-major) of each element */
     int32_t *id;   /* dictionary index of each */

@@ -118,6 +118,13 @@ static void test_match_edges(void **state)
     run_config(ec, &(match_config){"full 64", 1023, 64, 0, 6, 30}, 7, &es);
     run_config(ec, &(match_config){"then cap 300", 1023, 300, 0, 4, 30}, 8, &es);
     engine_set_free(&es);
+    /* Planes of other maxvals on the same engines (12-bit colour: luma
+     * narrow, chroma wide): copies of the other kind of samples. */
+    set_create(&es, ec);
+    run_config(ec, &(match_config){"maxval 4095", 4095, 256, 16, 4, 30}, 9, &es);
+    run_config(ec, &(match_config){"then 8191", 8191, 256, 16, 4, 30}, 10, &es);
+    run_config(ec, &(match_config){"then 255", 255, 256, 16, 4, 30}, 11, &es);
+    engine_set_free(&es);
 }
 
 /* ------------------------------------------------------------ end to end */
