@@ -6,6 +6,7 @@
 
 #include "common/arith.h"
 #include "common/error.h"
+#include "common/lower_bound.h"
 
 /* Scales of fewer samples have no signature (see signature()). */
 #define SIG_MIN_AREA 16
@@ -289,44 +290,13 @@ static int32_t pattern_sum(const int32_t *p, int area)
     return sum;
 }
 
-/* First position in the sorted sums whose value is >= v. Written so that
- * the compiler can use a conditional move: the branch of a plain binary
- * search is mispredicted half the time. */
-static int lower_bound(const int32_t *a, int n, int32_t v)
-{
-    const int32_t *base = a;
-    int len = n;
-    while (len > 1) {
-        const int half = len / 2;
-        base = base[half - 1] < v ? base + half : base;
-        len -= half;
-    }
-    return (int)(base - a) + (len == 1 && base[0] < v);
-}
-
-/* The same through the directory of every MMP_DICT_DIR-th sum: counting
- * the entries below v, then the sums below v in one run of the sorted sums,
- * is two short loops without a chain of dependent loads. */
+/* The first position of scale s's sorted sums that is >= v, through its
+ * directory (a scan of up to DIR_SCAN_MAX entries). */
 #define DIR_SCAN_MAX 128
 static int sorted_lower_bound(const mmp_dict *d, int s, int32_t v)
 {
-    const int32_t *ss = d->sorted_sum[s], *dir = d->sum_dir[s];
-    const int n = d->n[s], nd = (n + MMP_DICT_DIR - 1) / MMP_DICT_DIR;
-    int c = 0; /* entries of the directory below v */
-    if (nd <= DIR_SCAN_MAX) {
-        for (int i = 0; i < nd; i++)
-            c += dir[i] < v;
-    } else {
-        c = lower_bound(dir, nd, v);
-    }
-    if (c == 0)
-        return 0;
-    /* ss[(c - 1) * DIR] < v, and ss[c * DIR] >= v where it exists */
-    const int lo = (c - 1) * MMP_DICT_DIR + 1, hi = c * MMP_DICT_DIR < n ? c * MMP_DICT_DIR : n;
-    int k = lo;
-    for (int i = lo; i < hi; i++)
-        k += ss[i] < v;
-    return k;
+    return mmp_lower_bound_dir(d->sorted_sum[s], d->n[s], d->sum_dir[s], MMP_DICT_DIR,
+                               DIR_SCAN_MAX, v);
 }
 
 /* True when 16 * ||p - e||^2 <= limit, stopping once it cannot be. The sum

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/lower_bound.h"
 
 static _Atomic int simd_on = 1;
 
@@ -382,45 +383,6 @@ try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n
         full_candidate(sd, ss, k, log2n, r, r16, best, best_id, avx2);
 }
 
-/* First position of a that is >= v, without a branch per step (the
- * compiler makes it a conditional move). */
-static int lower_bound(const int32_t *a, int n, int32_t v)
-{
-    const int32_t *base = a;
-    int len = n;
-    while (len > 1) {
-        const int half = len / 2;
-        base = base[half - 1] < v ? base + half : base;
-        len -= half;
-    }
-    return (int)(base - a) + (len == 1 && base[0] < v);
-}
-
-/* The same in the sorted sums of ss: the directory's entries below v, then
- * the sums below v in the one run of them that the directory leaves. */
-#define DIR_SCAN_MAX 64
-static inline __attribute__((always_inline)) int sum_lower_bound(const mmp_sorted_scale *ss,
-                                                                  int32_t v)
-{
-    const int n = ss->n, nd = (n + MMP_SORTED_DIR - 1) / MMP_SORTED_DIR;
-    int c = 0;
-    if (nd <= DIR_SCAN_MAX) {
-        for (int i = 0; i < nd; i++)
-            c += ss->dir[i] < v;
-    } else {
-        c = lower_bound(ss->dir, nd, v);
-    }
-    if (c == 0)
-        return 0;
-    /* sum[(c - 1) DIR] < v, and sum[c DIR] >= v where it exists */
-    const int lo = (c - 1) * MMP_SORTED_DIR + 1;
-    const int hi = c * MMP_SORTED_DIR < n ? c * MMP_SORTED_DIR : n;
-    int k = lo;
-    for (int i = lo; i < hi; i++)
-        k += ss->sum[i] < v;
-    return k;
-}
-
 static inline __attribute__((always_inline)) void
 best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, const int16_t *r16,
             int32_t rsum, int32_t rhalf, mmp_match *out, const int avx2)
@@ -429,7 +391,8 @@ best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, const int1
     const int N = ss->n;
     const int64_t min_rate = sd->min_rate[s];
     const int32_t rhalf2 = rsum - rhalf;
-    const int lo = sum_lower_bound(ss, rsum);
+    /* Where rsum falls, through the directory (a scan of up to 64 entries). */
+    const int lo = mmp_lower_bound_dir(ss->sum, N, ss->dir, MMP_SORTED_DIR, 64, rsum);
     int64_t best = INT64_MAX;
     int best_id = 0;
     /* Seed with the nearest sums, then walk outwards on each side until the
