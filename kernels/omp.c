@@ -268,9 +268,10 @@ static void omp_destroy(void *state)
                                        (unsigned long long)s->td[i].tasks);
         }
         mmp_log(&s->log, MMP_LOG_INFO,
-                "omp engine: %d threads; %llu steps, begin_step %.3f s; match %.3f thread-s, "
-                "%llu calls split into tasks, %llu whole; node tasks run per thread:%s",
-                s->threads, (unsigned long long)s->steps, s->begin_s, ms,
+                "omp engine: %d threads, node search's %s build; %llu steps, begin_step %.3f s; "
+                "match %.3f thread-s, %llu calls split into tasks, %llu whole; node tasks run per "
+                "thread:%s",
+                s->threads, s->sd.avx2 ? "AVX2" : "C", (unsigned long long)s->steps, s->begin_s, ms,
                 (unsigned long long)par, (unsigned long long)seq, per);
     }
     mmp_sorted_free(&s->sd);

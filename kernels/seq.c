@@ -5,25 +5,36 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "common/log.h"
 #include "kernels/engine.h"
 #include "kernels/cpu_match.h"
 
+typedef struct seq_state {
+    mmp_sorted sd;
+    int verbose, steps;
+    mmp_logger log;
+} seq_state;
+
 static void seq_destroy(void *state)
 {
-    mmp_sorted *sd = state;
-    if (!sd)
+    seq_state *s = state;
+    if (!s)
         return;
-    mmp_sorted_free(sd);
-    free(sd);
+    if (s->verbose && s->steps)
+        mmp_log(&s->log, MMP_LOG_INFO, "seq engine: node search's %s build; %d steps",
+                s->sd.avx2 ? "AVX2" : "C", s->steps);
+    mmp_sorted_free(&s->sd);
+    free(s);
 }
 
 static int seq_create(void **state, const mmp_engine_config *cfg, char *errbuf, size_t errlen)
 {
-    (void)cfg;
-    mmp_sorted *sd = calloc(1, sizeof(*sd));
-    if (!sd)
+    seq_state *s = calloc(1, sizeof(*s));
+    if (!s)
         return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
-    *state = sd;
+    s->verbose = cfg->verbose;
+    s->log = cfg->log;
+    *state = s;
     return 0;
 }
 
@@ -36,14 +47,16 @@ static int seq_probe(const mmp_engine_config *cfg)
 
 static int seq_begin_step(void *state, const mmp_search_tables *t)
 {
-    return mmp_sorted_refresh(state, t);
+    seq_state *s = state;
+    s->steps++;
+    return mmp_sorted_refresh(&s->sd, t);
 }
 
 static int seq_match(void *state, const mmp_search_tables *t, const int32_t *orig,
                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                      mmp_match *out)
 {
-    mmp_match_leaf(state, t, orig, pred, nmodes, real, lh, lw, out);
+    mmp_match_leaf(&((seq_state *)state)->sd, t, orig, pred, nmodes, real, lh, lw, out);
     return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include "common/container.h"
 #include "common/error.h"
+#include "kernels/cpu_match.h"
 #include "mmp/cli/imagefile.h"
 #include "mmp/cli/pnm.h"
 #include "mmp/mmp.h"
@@ -333,6 +334,12 @@ static void test_default_engine(void **state)
     assert_int_equal(run("$ENC -q -v in.pgm V.mmp"), 0);
     char want[64];
     snprintf(want, sizeof want, "mmp-enc: engine %s: ", def);
+    if (!strstr(cap_err, want))
+        fail_msg("-v does not say '%s': %s", want, cap_err);
+    /* and the build of the CPU engines' node search that ran. */
+    assert_int_equal(run("$ENC -q -v -e seq in.pgm V.mmp"), 0);
+    snprintf(want, sizeof want, "seq engine: node search's %s build",
+             mmp_cpu_match_avx2() ? "AVX2" : "C");
     if (!strstr(cap_err, want))
         fail_msg("-v does not say '%s': %s", want, cap_err);
     assert_int_equal(run("$ENC --help"), 0);
