@@ -23,6 +23,7 @@
  */
 #include "kernels/cpu_match.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
 {
     const mmp_dict *d = t->dict;
     /* |r - e| <= 2 maxval: sixteen squares fit in 32 bits up to 5792. The
-     * samples of a dictionary lie in [-maxval, maxval] (docs/format.md 5). */
+     * samples of a dictionary lie in [-maxval, maxval] (docs/format.md 5.3). */
     const int narrow = t->maxval <= 5792;
     if (narrow != sd->narrow) /* another plane's samples: copies of the other kind */
         for (int k = 0; k < MMP_NSCALES; k++)
@@ -113,8 +114,11 @@ void mmp_sorted_copy(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, 
         for (int p = 0; p < area / 2; p++)
             h += e[p];
         if (sd->narrow)
-            for (int p = 0; p < area; p++)
+            for (int p = 0; p < area; p++) {
+                /* Exact in 16 bits: opencl matches the 32-bit samples. */
+                assert(e[p] >= -t->maxval && e[p] <= t->maxval);
                 ss->data16[(long)i * area + p] = (int16_t)e[p];
+            }
         else
             memcpy(ss->data + (long)i * area, e, sizeof(int32_t) * area);
         ss->sum[i] = d->sorted_sum[k][i];
@@ -159,7 +163,7 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t)
 }
 
 /*
- * The node search comes in two builds of one body (match_node_body): plain
+ * The node search comes in two builds of one body (match_node): plain
  * C, and on x86-64 one for AVX2 whose two innermost steps, the bound of a
  * group of candidates and the cost of 16 samples, are written with its
  * intrinsics. Both are the same integer arithmetic, so they give the same
@@ -243,15 +247,21 @@ static inline int half_shift(int log2n)
     return log2n > 0 ? log2n - 1 : 0;
 }
 
+/* The bound of candidate k alone. */
+static inline int64_t half_bound_one(const mmp_sorted_scale *ss, int k, int log2n, int32_t rhalf,
+                                     int32_t rhalf2)
+{
+    const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
+    const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
+    return ((q >> half_shift(log2n)) << 16) + ss->rate[k];
+}
+
 static inline unsigned half_bound(const mmp_sorted_scale *ss, int k, int log2n, int32_t rhalf,
                                   int32_t rhalf2, int64_t best, int64_t *bnd)
 {
     unsigned m = 0;
     for (int i = 0; i < GROUP; i++) {
-        const int32_t d1 = rhalf - ss->half[k + i];
-        const int32_t d2 = rhalf2 - (ss->sum[k + i] - ss->half[k + i]);
-        const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
-        bnd[i] = ((q >> half_shift(log2n)) << 16) + ss->rate[k + i];
+        bnd[i] = half_bound_one(ss, k + i, log2n, rhalf, rhalf2);
         m |= (unsigned)(bnd[i] <= best) << i;
     }
     return m;
@@ -372,15 +382,21 @@ try_candidate(const mmp_sorted *sd, const mmp_sorted_scale *ss, int k, int log2n
               const int32_t *r, const int16_t *r16, int32_t rhalf, int32_t rhalf2, int64_t *best,
               int *best_id, const int avx2)
 {
-    const int32_t d1 = rhalf - ss->half[k], d2 = rhalf2 - (ss->sum[k] - ss->half[k]);
-    const int64_t q = (int64_t)d1 * d1 + (int64_t)d2 * d2;
-    const int64_t bnd = ((q >> half_shift(log2n)) << 16) + ss->rate[k];
+    const int64_t bnd = half_bound_one(ss, k, log2n, rhalf, rhalf2);
     if (bnd > *best)
         return;
     if (log2n <= 1)
         take(ss, k, bnd, best, best_id);
     else
         full_candidate(sd, ss, k, log2n, r, r16, best, best_id, avx2);
+}
+
+/* Whether candidates whose sums lie diff or farther from the node's must
+ * all cost more than best: (sum r - sum e)^2 / n plus the scale's least
+ * rate bounds their cost. */
+static inline int beyond(int64_t diff, int log2n, int64_t min_rate, int64_t best)
+{
+    return (((diff * diff) >> log2n) << 16) + min_rate > best;
 }
 
 static inline __attribute__((always_inline)) void
@@ -405,35 +421,17 @@ best_sorted(const mmp_sorted *sd, int s, int log2n, const int32_t *r, const int1
     if (lo > 0)
         try_candidate(sd, ss, lo - 1, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
     int k = lo + 1;
-    for (; k < N; k += GROUP) {
-        const int64_t diff = (int64_t)ss->sum[k] - rsum;
-        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
-            break;
-        if (k + GROUP > N)
-            break;
+    for (; k + GROUP <= N && !beyond((int64_t)ss->sum[k] - rsum, log2n, min_rate, best);
+         k += GROUP)
         try_group(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
-    }
-    for (; k < N; k++) {
-        const int64_t diff = (int64_t)ss->sum[k] - rsum;
-        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
-            break;
+    for (; k < N && !beyond((int64_t)ss->sum[k] - rsum, log2n, min_rate, best); k++)
         try_candidate(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
-    }
     k = lo - 2;
-    for (; k >= 0; k -= GROUP) {
-        const int64_t diff = (int64_t)rsum - ss->sum[k];
-        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
-            break;
-        if (k - GROUP + 1 < 0)
-            break;
+    for (; k - GROUP + 1 >= 0 && !beyond((int64_t)rsum - ss->sum[k], log2n, min_rate, best);
+         k -= GROUP)
         try_group(sd, ss, k - GROUP + 1, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
-    }
-    for (; k >= 0; k--) {
-        const int64_t diff = (int64_t)rsum - ss->sum[k];
-        if ((((diff * diff) >> log2n) << 16) + min_rate > best)
-            break;
+    for (; k >= 0 && !beyond((int64_t)rsum - ss->sum[k], log2n, min_rate, best); k--)
         try_candidate(sd, ss, k, log2n, r, r16, rhalf, rhalf2, &best, &best_id, avx2);
-    }
     out->j = best;
     out->idx = best_id;
     out->pad = 0;
