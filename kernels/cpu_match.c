@@ -18,7 +18,9 @@
  * order once per step (only the scales that grew), with a directory of
  * every MMP_SORTED_DIR-th sum to find where a node's sum falls, which keeps
  * the candidate loop in contiguous memory; samples of at most 5792 in
- * magnitude are copied in 16 bits. With all cores searching, the search is
+ * magnitude are copied in 16 bits. Nodes of one sample, the most numerous,
+ * are searched once per step for every residual value where the samples
+ * are small (mmp_sorted_ones), and then looked up. With all cores searching, the search is
  * limited by how much memory it reads, not by its arithmetic.
  */
 #include "kernels/cpu_match.h"
@@ -63,6 +65,7 @@ void mmp_sorted_free(mmp_sorted *sd)
 {
     for (int k = 0; k < MMP_NSCALES; k++)
         free_scale(&sd->sc[k]);
+    free(sd->one);
     memset(sd, 0, sizeof(*sd));
 }
 
@@ -77,6 +80,14 @@ int mmp_sorted_reserve(mmp_sorted *sd, const mmp_search_tables *t)
             free_scale(&sd->sc[k]);
     sd->narrow = narrow;
     sd->avx2 = mmp_cpu_match_avx2();
+    const int one_max = t->maxval <= MMP_SORTED_ONE_MAX ? t->maxval : -1;
+    if (one_max != sd->one_max || !sd->one) {
+        free(sd->one);
+        sd->one = one_max >= 0 ? malloc(sizeof(mmp_match) * (2 * (size_t)one_max + 1)) : NULL;
+        sd->one_max = sd->one ? one_max : -1;
+        if (one_max >= 0 && !sd->one)
+            return MMP_ENOMEM;
+    }
     for (int k = 0; k < MMP_NSCALES; k++) {
         mmp_sorted_scale *ss = &sd->sc[k];
         const size_t area = (size_t)mmp_scale_area(k);
@@ -159,6 +170,7 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t)
     mmp_sorted_commit(sd, t);
     for (int k = 0; k < MMP_NSCALES; k++)
         sd->min_rate[k] = mmp_sorted_rates(sd, t, k, 0, t->dict->n[k]);
+    mmp_sorted_ones(sd, t);
     return 0;
 }
 
@@ -528,10 +540,28 @@ AVX2 static void match_node_avx2(const mmp_sorted *sd, const mmp_search_tables *
 }
 #endif
 
+void mmp_sorted_ones(mmp_sorted *sd, const mmp_search_tables *t)
+{
+    if (!sd->one)
+        return;
+    /* What match_node would search for a node of one sample of residual r:
+     * its sum is r, its first half empty. */
+    for (int32_t r = -sd->one_max; r <= sd->one_max; r++)
+        best_sorted(sd, mmp_scale(0, 0), 0, &r, NULL, r, 0, &sd->one[r + sd->one_max], 0);
+}
+
 void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
                     const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
                     mmp_match *out)
 {
+    if (a + b == 0 && sd->one) {
+        const long at = ((long)y0 << lw) + x0;
+        const int32_t r = orig[at] - pred[at];
+        if ((!real || real[at]) && r >= -sd->one_max && r <= sd->one_max) {
+            *out = sd->one[r + sd->one_max];
+            return;
+        }
+    }
 #if HAVE_AVX2
     if (sd->avx2) {
         match_node_avx2(sd, t, orig, pred, real, lw, a, b, y0, x0, out);

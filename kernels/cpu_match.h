@@ -16,7 +16,8 @@
  *      over disjoint ranges covering [0, t->dict->n[k]), from any threads;
  *   3. mmp_sorted_commit() on one thread (marks the copies current);
  *   4. mmp_sorted_rates() over disjoint ranges of every scale, from any
- *      threads, and sd->min_rate[k] set to the least of what they return.
+ *      threads, and sd->min_rate[k] set to the least of what they return;
+ *   5. mmp_sorted_ones(), once, on one thread.
  */
 #ifndef MMP_KERNELS_CPU_MATCH_H
 #define MMP_KERNELS_CPU_MATCH_H
@@ -28,6 +29,11 @@
 /* The sums' directory: every MMP_SORTED_DIR-th, so that finding a sum is
  * two short counting loops, not a chain of dependent loads. */
 #define MMP_SORTED_DIR 32
+
+/* Samples of at most this keep the table of one-sample nodes (mmp_sorted_ones):
+ * at most 2 * 1023 + 1 searches a step, where a block alone has some
+ * forty thousand nodes of one sample. */
+#define MMP_SORTED_ONE_MAX 1023
 
 /* One scale of the dictionary in ascending order of element sums. */
 typedef struct mmp_sorted_scale {
@@ -45,6 +51,8 @@ typedef struct mmp_sorted_scale {
 typedef struct mmp_sorted {
     mmp_sorted_scale sc[MMP_NSCALES];
     int64_t min_rate[MMP_NSCALES]; /* least rate of each scale, INT64_MAX when empty */
+    mmp_match *one; /* one[r + one_max]: the search's result for a node of one sample, residual r; NULL: none */
+    int one_max;    /* the maxval the table is for */
     int narrow;                    /* samples small enough for 32-bit partial sums */
     int avx2;                      /* node searches with the AVX2 build (mmp_cpu_match_avx2) */
     uint32_t dict_id;              /* the dictionary the copies are of */
@@ -79,7 +87,13 @@ void mmp_sorted_commit(mmp_sorted *sd, const mmp_search_tables *t);
  * (INT64_MAX when the range is empty). */
 int64_t mmp_sorted_rates(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, int hi);
 
-/* Steps 1 to 4 in one call, sequentially. Returns 0 or MMP_ENOMEM. */
+/* Step 5: the table of nodes of one sample, where kept (maxval at most
+ * MMP_SORTED_ONE_MAX): the node search's result for every residual value
+ * |r| <= maxval, looked up instead of searched (nodes of one sample are the
+ * most numerous). */
+void mmp_sorted_ones(mmp_sorted *sd, const mmp_search_tables *t);
+
+/* Steps 1 to 5 in one call, sequentially. Returns 0 or MMP_ENOMEM. */
 int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t);
 
 /*

@@ -367,6 +367,7 @@ static int omp_begin_step(void *state, const mmp_search_tables *t)
             m = s->td[i].min_rate[k] < m ? s->td[i].min_rate[k] : m;
         s->sd.min_rate[k] = m;
     }
+    mmp_sorted_ones(&s->sd, t);
     if (s->verbose) {
         s->steps++;
         s->begin_s += omp_get_wtime() - t0;

@@ -119,11 +119,14 @@ static void test_match_edges(void **state)
     run_config(ec, &(match_config){"then cap 300", 1023, 300, 0, 4, 30}, 8, &es);
     engine_set_free(&es);
     /* Planes of other maxvals on the same engines (12-bit colour: luma
-     * narrow, chroma wide): copies of the other kind of samples. */
+     * narrow, chroma wide): copies of the other kind of samples, and a table
+     * of one-sample nodes (MMP_SORTED_ONE_MAX) made, resized or dropped. */
     set_create(&es, ec);
     run_config(ec, &(match_config){"maxval 4095", 4095, 256, 16, 4, 30}, 9, &es);
     run_config(ec, &(match_config){"then 8191", 8191, 256, 16, 4, 30}, 10, &es);
     run_config(ec, &(match_config){"then 255", 255, 256, 16, 4, 30}, 11, &es);
+    run_config(ec, &(match_config){"then 1024", 1024, 256, 16, 4, 30}, 12, &es);
+    run_config(ec, &(match_config){"then 1023", 1023, 256, 16, 4, 30}, 13, &es);
     engine_set_free(&es);
 }
 
