@@ -17,7 +17,13 @@
  *   3. mmp_sorted_commit() on one thread (marks the copies current);
  *   4. mmp_sorted_rates() over disjoint ranges of every scale, from any
  *      threads, and sd->min_rate[k] set to the least of what they return;
- *   5. mmp_sorted_ones(), once, on one thread.
+ *   5. mmp_sorted_finish(), once, on one thread.
+ *
+ * A node's result depends only on its scale, its residual and the frozen
+ * tables, and the same small residual recurs all over a step (the same
+ * sub-block of leaves of several sizes, modes that predict it alike): a
+ * thread may keep its results of the step in a cache of its own
+ * (mmp_node_cache), checked sample by sample.
  */
 #ifndef MMP_KERNELS_CPU_MATCH_H
 #define MMP_KERNELS_CPU_MATCH_H
@@ -30,7 +36,7 @@
  * two short counting loops, not a chain of dependent loads. */
 #define MMP_SORTED_DIR 32
 
-/* Samples of at most this keep the table of one-sample nodes (mmp_sorted_ones):
+/* Samples of at most this keep the table of one-sample nodes (mmp_sorted_finish):
  * at most 2 * 1023 + 1 searches a step, where a block alone has some
  * forty thousand nodes of one sample. */
 #define MMP_SORTED_ONE_MAX 1023
@@ -53,6 +59,7 @@ typedef struct mmp_sorted {
     int64_t min_rate[MMP_NSCALES]; /* least rate of each scale, INT64_MAX when empty */
     mmp_match *one; /* one[r + one_max]: the search's result for a node of one sample, residual r; NULL: none */
     int one_max;    /* the maxval the table is for */
+    uint64_t gen;   /* the tables' generation: new at every step, unique in the process */
     int narrow;                    /* samples small enough for 32-bit partial sums */
     int avx2;                      /* node searches with the AVX2 build (mmp_cpu_match_avx2) */
     uint32_t dict_id;              /* the dictionary the copies are of */
@@ -87,11 +94,18 @@ void mmp_sorted_commit(mmp_sorted *sd, const mmp_search_tables *t);
  * (INT64_MAX when the range is empty). */
 int64_t mmp_sorted_rates(mmp_sorted *sd, const mmp_search_tables *t, int k, int lo, int hi);
 
-/* Step 5: the table of nodes of one sample, where kept (maxval at most
+/* Step 5: a new generation (which empties every mmp_node_cache), and the
+ * table of nodes of one sample, where kept (maxval at most
  * MMP_SORTED_ONE_MAX): the node search's result for every residual value
  * |r| <= maxval, looked up instead of searched (nodes of one sample are the
  * most numerous). */
-void mmp_sorted_ones(mmp_sorted *sd, const mmp_search_tables *t);
+void mmp_sorted_finish(mmp_sorted *sd, const mmp_search_tables *t);
+
+/* One thread's results of nodes of 2 to 16 narrow samples (NULL when out
+ * of memory; then the thread searches without one). */
+typedef struct mmp_node_cache mmp_node_cache;
+mmp_node_cache *mmp_node_cache_new(void);
+void mmp_node_cache_free(mmp_node_cache *c);
 
 /* Steps 1 to 5 in one call, sequentially. Returns 0 or MMP_ENOMEM. */
 int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t);
@@ -100,16 +114,17 @@ int mmp_sorted_refresh(mmp_sorted *sd, const mmp_search_tables *t);
  * The best element for one residual node: the 2^a x 2^b sub-block at
  * (y0, x0) of the residual orig - pred of a block 2^lw pixels wide; real is
  * the block's mask of real pixels, or NULL when all are real. Writes the
- * contract's (lowest J, lowest index on ties) to *out.
+ * contract's (lowest J, lowest index on ties) to *out. cache: the calling
+ * thread's own, or NULL.
  */
 void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
                     const int32_t *pred, const uint8_t *real, int lw, int a, int b, int y0, int x0,
-                    mmp_match *out);
+                    mmp_match *out, mmp_node_cache *cache);
 
 /* Every node of every mode of a 2^lh x 2^lw leaf: the engine op match()
  * (kernels/engine.h) on the CPU, one node after another. */
 void mmp_match_leaf(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
-                    mmp_match *out);
+                    mmp_match *out, mmp_node_cache *cache);
 
 #endif

@@ -104,6 +104,7 @@ typedef struct job_slot {
 
 typedef struct omp_state {
     mmp_sorted sd;
+    mmp_node_cache **cache; /* threads entries: thread i's (or NULL) */
     job_slot *slots; /* threads entries */
     int threads;
     int verbose;
@@ -187,7 +188,7 @@ static int build_plans(omp_state *s)
 
 /* ------------------------------------------------------------ tasks */
 
-static void run_match_task(const job *j, int item)
+static void run_match_task(const job *j, int item, mmp_node_cache *cache)
 {
     const int task = item / j->nmodes, m = item % j->nmodes;
     const int area = 1 << (j->lh + j->lw), count = mmp_match_count(j->lh, j->lw);
@@ -196,7 +197,7 @@ static void run_match_task(const job *j, int item)
     for (int q = j->bound[task]; q < j->bound[task + 1]; q++) {
         const node *n = &j->plan->nodes[q];
         mmp_match_node(j->sd, j->t, j->orig, pm, j->real, j->lw, n->a, n->b, n->y0, n->x0,
-                       om + n->off);
+                       om + n->off, cache);
     }
 }
 
@@ -217,6 +218,15 @@ static thread_data *my_data(omp_state *s)
     return &s->td[tid < s->threads ? tid : 0];
 }
 
+/* The calling thread's node cache: the threads of the team that calls
+ * match() (the contract: one team, or one caller outside any) have numbers
+ * of their own below `threads`. */
+static mmp_node_cache *my_cache(omp_state *s)
+{
+    const int tid = omp_get_thread_num();
+    return tid < s->threads ? s->cache[tid] : NULL;
+}
+
 /* Claims and runs one task of slot js (of generation gen, or of any when
  * gen is 0); returns 1 if it ran one. */
 static int claim_run(omp_state *s, job_slot *js, uint32_t gen)
@@ -229,7 +239,7 @@ static int claim_run(omp_state *s, job_slot *js, uint32_t gen)
                                                   memory_order_relaxed))
             break;
     }
-    run_match_task(&js->j, js->ntasks - (int)(uint32_t)v);
+    run_match_task(&js->j, js->ntasks - (int)(uint32_t)v, my_cache(s));
     my_data(s)->tasks++;
     atomic_fetch_add_explicit(&js->done, 1, memory_order_release);
     return 1;
@@ -275,6 +285,9 @@ static void omp_destroy(void *state)
                 (unsigned long long)par, (unsigned long long)seq, per);
     }
     mmp_sorted_free(&s->sd);
+    for (int i = 0; s->cache && i < s->threads; i++)
+        mmp_node_cache_free(s->cache[i]);
+    free(s->cache);
     free(s->slots);
     free(s->plan_mem);
     free(s->td);
@@ -294,7 +307,10 @@ static int omp_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
     s->log = cfg->log;
     s->td = aligned_alloc(64, sizeof(thread_data) * s->threads);
     s->slots = aligned_alloc(64, sizeof(job_slot) * s->threads);
-    int err = s->td && s->slots ? build_plans(s) : MMP_ENOMEM;
+    s->cache = calloc((size_t)s->threads, sizeof(mmp_node_cache *));
+    for (int i = 0; s->cache && i < s->threads; i++)
+        s->cache[i] = mmp_node_cache_new(); /* that thread searches without one if NULL */
+    int err = s->td && s->slots && s->cache ? build_plans(s) : MMP_ENOMEM;
     if (err) {
         omp_destroy(s);
         return mmp_error(errbuf, errlen, err, "out of memory");
@@ -367,7 +383,7 @@ static int omp_begin_step(void *state, const mmp_search_tables *t)
             m = s->td[i].min_rate[k] < m ? s->td[i].min_rate[k] : m;
         s->sd.min_rate[k] = m;
     }
-    mmp_sorted_ones(&s->sd, t);
+    mmp_sorted_finish(&s->sd, t);
     if (s->verbose) {
         s->steps++;
         s->begin_s += omp_get_wtime() - t0;
@@ -430,8 +446,9 @@ static int omp_submit(void *state, const mmp_search_tables *t, const int32_t *or
         tk->call = js;
         td->calls_par++;
     } else {
+        mmp_node_cache *cache = my_cache(s);
         for (int i = 0; i < ntasks; i++)
-            run_match_task(&j, i);
+            run_match_task(&j, i, cache);
         td->tasks += (uint64_t)ntasks;
         td->calls_seq++;
     }

@@ -11,6 +11,7 @@
 
 typedef struct seq_state {
     mmp_sorted sd;
+    mmp_node_cache *cache;
     int verbose, steps;
     mmp_logger log;
 } seq_state;
@@ -24,6 +25,7 @@ static void seq_destroy(void *state)
         mmp_log(&s->log, MMP_LOG_INFO, "seq engine: node search's %s build; %d steps",
                 s->sd.avx2 ? "AVX2" : "C", s->steps);
     mmp_sorted_free(&s->sd);
+    mmp_node_cache_free(s->cache);
     free(s);
 }
 
@@ -34,6 +36,7 @@ static int seq_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
         return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     s->verbose = cfg->verbose;
     s->log = cfg->log;
+    s->cache = mmp_node_cache_new(); /* searching without one if NULL */
     *state = s;
     return 0;
 }
@@ -56,7 +59,8 @@ static int seq_match(void *state, const mmp_search_tables *t, const int32_t *ori
                      const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                      mmp_match *out)
 {
-    mmp_match_leaf(&((seq_state *)state)->sd, t, orig, pred, nmodes, real, lh, lw, out);
+    seq_state *s = state;
+    mmp_match_leaf(&s->sd, t, orig, pred, nmodes, real, lh, lw, out, s->cache);
     return 0;
 }
 
