@@ -22,8 +22,8 @@
  * are searched once per step for every residual value where the samples
  * are small (mmp_sorted_finish), and then looked up. Nodes of 2 to 16
  * narrow samples recur within a step (the same sub-block in leaves of
- * several sizes, modes that predict it alike; a half to three quarters of
- * them on smooth images, a quarter to a third on textured ones), so a
+ * several sizes, modes that predict it alike; two fifths to three quarters
+ * of them on a smooth image, a quarter to two fifths on a textured one), so a
  * thread keeps the results of its step's searches in a cache of its own
  * (mmp_node_cache), found by a hash and checked sample by sample. With all
  * cores searching, the search is limited by how much memory it reads, not
