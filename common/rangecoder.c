@@ -88,6 +88,18 @@ void mmp_rc_encode(mmp_rc_enc *e, uint32_t cum, uint32_t freq, uint32_t total)
     }
 }
 
+/* range / 2 is range >> 1. */
+void mmp_rc_encode_bit(mmp_rc_enc *e, int bit)
+{
+    const uint32_t r = e->range >> 1;
+    e->low += bit ? r : 0;
+    e->range = r;
+    while (e->range < RC_TOP) {
+        e->range <<= 8;
+        shift_low(e);
+    }
+}
+
 int mmp_rc_enc_finish(mmp_rc_enc *e)
 {
     /* The decoder reads 4 bytes up front and one per renormalisation; these
@@ -158,6 +170,16 @@ void mmp_rc_decode_update(mmp_rc_dec *d, uint32_t cum, uint32_t freq, uint32_t t
     decode_update_r(d, d->range / total, cum, freq);
 }
 
+/* r = range / 2 is range >> 1, and code / r clamped to 1 (decode_freq_r)
+ * is 1 exactly when code >= r. */
+int mmp_rc_decode_bit(mmp_rc_dec *d)
+{
+    const uint32_t r = d->range >> 1;
+    const int bit = d->code >= r;
+    decode_update_r(d, r, (uint32_t)bit, 1);
+    return bit;
+}
+
 /* ---- small adaptive model ---- */
 
 void mmp_model_init(mmp_model *m, int nsyms)
@@ -199,16 +221,21 @@ void mmp_model_encode(mmp_rc_enc *e, mmp_model *m, int sym)
 
 int mmp_model_decode(mmp_rc_dec *d, mmp_model *m)
 {
-    uint32_t r;
-    uint32_t v = decode_freq_r(d, m->total, &r);
+    /* The symbol of decode_freq_r's v, without its second division: for an
+     * interval's end e (an integer), v < e exactly when code < e * r, and
+     * e * r <= total * r <= range fits in 32 bits. Where decode_freq_r
+     * clamps v to total - 1 (code >= total * r, on garbage), no end below
+     * the last symbol's passes either test. Stopping at the last symbol,
+     * rather than testing it, is what makes the result in range whatever
+     * code is. */
+    const uint32_t r = d->range / m->total;
     uint32_t cum = 0;
     int s = 0;
-    /* Stopping at the last symbol, rather than testing it, is what makes the
-     * result in range whatever v is. */
     for (; s < m->nsyms - 1; s++) {
-        if (v < cum + m->freq[s])
+        const uint32_t end = cum + m->freq[s];
+        if (d->code < end * r)
             break;
-        cum += m->freq[s];
+        cum = end;
     }
     decode_update_r(d, r, cum, m->freq[s]);
     model_update(m, s);

@@ -51,6 +51,10 @@ void mmp_rc_dec_init(mmp_rc_dec *d, const uint8_t *buf, size_t len);
 uint32_t mmp_rc_decode_freq(mmp_rc_dec *d, uint32_t total);
 /* Consume the symbol [cum, cum+freq) found through mmp_rc_decode_freq. */
 void mmp_rc_decode_update(mmp_rc_dec *d, uint32_t cum, uint32_t freq, uint32_t total);
+/* One equiprobable bit: the same as mmp_rc_decode_freq(d, 2) and its
+ * update, or mmp_rc_encode(e, bit, 1, 2), without a division. */
+int mmp_rc_decode_bit(mmp_rc_dec *d);
+void mmp_rc_encode_bit(mmp_rc_enc *e, int bit);
 
 /* ---- small adaptive model (alphabet 1..MMP_MODEL_MAX_SYMS) ---- */
 #define MMP_MODEL_MAX_SYMS 16

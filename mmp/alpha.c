@@ -68,7 +68,7 @@ int mmp_alpha_encode(mmp_rc_enc *e, const uint16_t *a, int w, int h, int maxval)
             const int k = mmp_bit_length(mag) - 1;
             mmp_model_encode(e, &m->len[act], k);
             for (int b = k - 1; b >= 0; b--)
-                mmp_rc_encode(e, (mag >> b) & 1, 1, 2);
+                mmp_rc_encode_bit(e, (int)((mag >> b) & 1));
         }
     free(m);
     return 0;
@@ -92,8 +92,7 @@ int mmp_alpha_decode(mmp_rc_dec *d, uint16_t *a, int w, int h, int maxval)
                 const int k = mmp_model_decode(d, &m->len[act]);
                 unsigned mag = 1;
                 for (int b = 0; b < k; b++) {
-                    const unsigned bit = mmp_rc_decode_freq(d, 2);
-                    mmp_rc_decode_update(d, bit, 1, 2);
+                    const unsigned bit = (unsigned)mmp_rc_decode_bit(d);
                     mag = mag << 1 | bit;
                 }
                 v = neg ? p - (int)mag : p + (int)mag;

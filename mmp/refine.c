@@ -93,12 +93,10 @@ static int sym(coder *c, mmp_model *m, int v)
 static int raw_bit(coder *c, int v)
 {
     if (c->encoding) {
-        mmp_rc_encode(c->enc, (uint32_t)v, 1, 2);
+        mmp_rc_encode_bit(c->enc, v);
         return v;
     }
-    const int b = (int)mmp_rc_decode_freq(c->dec, 2);
-    mmp_rc_decode_update(c->dec, (uint32_t)b, 1, 2);
-    return b;
+    return mmp_rc_decode_bit(c->dec);
 }
 
 /* The quantised difference q: its magnitude class, the bit below the leading

@@ -204,10 +204,9 @@ static int tbits(tx_io *io, int v, int n)
         int bit;
         if (io->enc) {
             bit = v >> i & 1;
-            mmp_rc_encode(io->enc, (uint32_t)bit, 1, 2);
+            mmp_rc_encode_bit(io->enc, bit);
         } else {
-            bit = mmp_rc_decode_freq(io->dec, 2) ? 1 : 0;
-            mmp_rc_decode_update(io->dec, (uint32_t)bit, 1, 2);
+            bit = mmp_rc_decode_bit(io->dec);
         }
         r = r << 1 | bit;
     }

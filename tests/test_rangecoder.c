@@ -574,6 +574,130 @@ static void test_garbage(void **state)
     mmp_rc_enc_free(&e);
 }
 
+/* The model's symbol the general way: decode_freq's value, then a scan. */
+static int model_decode_by_value(mmp_rc_dec *d, mmp_model *m)
+{
+    const uint32_t v = mmp_rc_decode_freq(d, m->total);
+    uint32_t cum = 0;
+    int s = 0;
+    for (; s < m->nsyms - 1 && v >= cum + m->freq[s]; s++)
+        cum += m->freq[s];
+    mmp_rc_decode_update(d, cum, m->freq[s], m->total);
+    /* the model's own update, through a scratch encoder */
+    mmp_rc_enc e;
+    mmp_rc_enc_init(&e);
+    mmp_model_encode(&e, m, s);
+    mmp_rc_enc_free(&e);
+    return s;
+}
+
+/* mmp_model_decode and mmp_rc_decode_bit divide less than decode_freq and
+ * update: on coded streams and on garbage, they must read the same symbols
+ * and leave the decoder in the same state as those, step for step. And
+ * mmp_rc_encode_bit must write what mmp_rc_encode(bit, 1, 2) writes. */
+static void test_division_free_paths(void **state)
+{
+    (void)state;
+    rng_seed(14);
+    uint8_t buf[2048];
+    for (int trial = 0; trial < 400; trial++) {
+        const int nsyms = 1 + (int)rnd_below(MMP_MODEL_MAX_SYMS), shape = trial % 4;
+        size_t len;
+        mmp_rc_enc e0, e1;
+        mmp_rc_enc_init(&e0);
+        mmp_rc_enc_init(&e1);
+        if (trial % 2 == 0) {
+            /* a coded stream: model symbols and raw bits, both ways */
+            mmp_model m;
+            mmp_model_init(&m, nsyms);
+            for (int i = 0; i < 3000; i++) {
+                if (rnd_below(3) == 0) {
+                    const int bit = (int)rnd_below(2);
+                    mmp_rc_encode(&e0, (uint32_t)bit, 1, 2);
+                    mmp_rc_encode_bit(&e1, bit);
+                } else {
+                    const int sym = draw(nsyms, shape);
+                    mmp_model mc = m;
+                    mmp_model_encode(&e0, &m, sym);
+                    mmp_model_encode(&e1, &mc, sym);
+                }
+            }
+            assert_int_equal(mmp_rc_enc_finish(&e0), 0);
+            assert_int_equal(mmp_rc_enc_finish(&e1), 0);
+            assert_int_equal(e0.len, e1.len);
+            assert_memory_equal(e0.buf, e1.buf, e0.len);
+            len = e0.len < sizeof buf ? e0.len : sizeof buf;
+            memcpy(buf, e0.buf, len);
+        } else {
+            len = 1 + rnd_below(sizeof buf);
+            for (size_t i = 0; i < len; i++)
+                buf[i] = (uint8_t)(trial % 3 == 0 ? 0xFF : rng_next());
+        }
+        mmp_rc_enc_free(&e0);
+        mmp_rc_enc_free(&e1);
+        mmp_rc_dec a, b;
+        mmp_rc_dec_init(&a, buf, len);
+        mmp_rc_dec_init(&b, buf, len);
+        mmp_model ma, mb;
+        mmp_model_init(&ma, nsyms);
+        mmp_model_init(&mb, nsyms);
+        for (int i = 0; i < 3000; i++) {
+            if (rnd_below(3) == 0) {
+                const uint32_t v = mmp_rc_decode_freq(&a, 2);
+                mmp_rc_decode_update(&a, v, 1, 2);
+                assert_int_equal(mmp_rc_decode_bit(&b), (int)v);
+            } else {
+                assert_int_equal(model_decode_by_value(&a, &ma), mmp_model_decode(&b, &mb));
+            }
+            assert_int_equal(a.range, b.range);
+            assert_int_equal(a.code, b.code);
+            assert_int_equal(a.pos, b.pos);
+        }
+    }
+    /* Codes at the intervals' ends and around them, which random streams
+     * almost never hit: e * r - 1, e * r, e * r + 1 for every end e, and
+     * codes past total * r (garbage). */
+    static const uint32_t ranges[] = {1u << 24, (1u << 24) + 1, 0xFFFFFFFFu, 0x80000000u, 0x9E3779B9u};
+    for (int k = 0; k < 5; k++) {
+        mmp_model m;
+        mmp_model_init(&m, 1 + k * 3);
+        for (int i = 0; i < 200 * k; i++) {
+            mmp_rc_enc e;
+            mmp_rc_enc_init(&e);
+            mmp_model_encode(&e, &m, draw(m.nsyms, 3));
+            mmp_rc_enc_free(&e);
+        }
+        const uint32_t r = ranges[k] / m.total;
+        uint32_t ends[MMP_MODEL_MAX_SYMS + 3], cum = 0;
+        int ne = 0;
+        for (int sy = 0; sy < m.nsyms; sy++)
+            ends[ne++] = (cum += m.freq[sy]) * r;
+        ends[ne++] = ranges[k] >> 1;
+        ends[ne++] = ranges[k] - 1;
+        ends[ne++] = 0xFFFFFFFFu;
+        for (int i = 0; i < ne; i++)
+            for (int dc = -1; dc <= 1; dc++) {
+                const uint32_t code = ends[i] + (uint32_t)dc;
+                mmp_rc_dec a, b;
+                mmp_rc_dec_init(&a, buf, 64);
+                a.range = ranges[k];
+                a.code = code;
+                b = a;
+                mmp_model ma = m, mb = m;
+                assert_int_equal(model_decode_by_value(&a, &ma), mmp_model_decode(&b, &mb));
+                assert_int_equal(a.range, b.range);
+                assert_int_equal(a.code, b.code);
+                a.range = b.range = ranges[k];
+                a.code = b.code = code;
+                const uint32_t v = mmp_rc_decode_freq(&a, 2);
+                mmp_rc_decode_update(&a, v, 1, 2);
+                assert_int_equal(mmp_rc_decode_bit(&b), (int)v);
+                assert_int_equal(a.range, b.range);
+                assert_int_equal(a.code, b.code);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -586,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_rate_estimate),
         cmocka_unit_test(test_cost_vs_libm),
         cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_division_free_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
