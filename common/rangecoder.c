@@ -76,10 +76,9 @@ void mmp_rc_enc_init(mmp_rc_enc *e)
     e->range = 0xFFFFFFFFu;
 }
 
-void mmp_rc_encode(mmp_rc_enc *e, uint32_t cum, uint32_t freq, uint32_t total)
+/* The interval [cum, cum + freq) of units of r = range / total. */
+static inline void encode_r(mmp_rc_enc *e, uint32_t r, uint32_t cum, uint32_t freq)
 {
-    assert(freq > 0 && total <= MMP_RC_MAX_TOTAL && cum + freq <= total);
-    uint32_t r = e->range / total;
     e->low += (uint64_t)r * cum;
     e->range = r * freq;
     while (e->range < RC_TOP) {
@@ -88,16 +87,16 @@ void mmp_rc_encode(mmp_rc_enc *e, uint32_t cum, uint32_t freq, uint32_t total)
     }
 }
 
+void mmp_rc_encode(mmp_rc_enc *e, uint32_t cum, uint32_t freq, uint32_t total)
+{
+    assert(freq > 0 && total <= MMP_RC_MAX_TOTAL && cum + freq <= total);
+    encode_r(e, e->range / total, cum, freq);
+}
+
 /* range / 2 is range >> 1. */
 void mmp_rc_encode_bit(mmp_rc_enc *e, int bit)
 {
-    const uint32_t r = e->range >> 1;
-    e->low += bit ? r : 0;
-    e->range = r;
-    while (e->range < RC_TOP) {
-        e->range <<= 8;
-        shift_low(e);
-    }
+    encode_r(e, e->range >> 1, bit ? 1 : 0, 1);
 }
 
 int mmp_rc_enc_finish(mmp_rc_enc *e)

@@ -672,10 +672,23 @@ void mmp_match_node(const mmp_sorted *sd, const mmp_search_tables *t, const int3
     match_node_c(sd, t, orig, pred, real, lw, a, b, y0, x0, out, cache);
 }
 
+int mmp_match_args_ok(const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
+                      int nmodes, int lh, int lw)
+{
+    const int area = 1 << (lh + lw);
+    int ok = 1;
+    for (int i = 0; i < area; i++)
+        ok &= orig[i] >= 0 && orig[i] <= t->maxval;
+    for (long i = 0; i < (long)nmodes * area; i++)
+        ok &= pred[i] >= 0 && pred[i] <= t->maxval;
+    return ok;
+}
+
 void mmp_match_leaf(const mmp_sorted *sd, const mmp_search_tables *t, const int32_t *orig,
                     const int32_t *pred, int nmodes, const uint8_t *real, int lh, int lw,
                     mmp_match *out, mmp_node_cache *cache)
 {
+    assert(mmp_match_args_ok(t, orig, pred, nmodes, lh, lw));
     const int h = 1 << lh, w = 1 << lw, area = h * w;
     const int count = mmp_match_count(lh, lw);
     for (int m = 0; m < nmodes; m++) {

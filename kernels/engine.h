@@ -93,8 +93,10 @@ typedef struct mmp_engine_ops {
     int (*begin_step)(void *state, const mmp_search_tables *t);
     /*
      * orig: the 2^lh x 2^lw original samples (row-major); pred: nmodes
-     * predictions of the same size, one after another; real: 1 per real
-     * pixel, or NULL when all are real. out: nmodes * mmp_match_count(lh, lw)
+     * predictions of the same size, one after another; both in [0,
+     * t->maxval], so that every residual lies in [-maxval, maxval] (the CPU
+     * engines hold narrow residuals in 16 bits, and key their caches by
+     * them); real: 1 per real pixel, or NULL when all are real. out: nmodes * mmp_match_count(lh, lw)
      * results, for each mode the nodes in the order of mmp_match_offset.
      */
     int (*match)(void *state, const mmp_search_tables *t, const int32_t *orig,

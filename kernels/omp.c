@@ -20,6 +20,7 @@
  * Each node's result depends only on the node and the frozen tables, so the
  * output is that of seq whatever the thread count or the schedule.
  */
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,6 +403,7 @@ static int omp_submit(void *state, const mmp_search_tables *t, const int32_t *or
                       mmp_match *out, mmp_engine_ticket *tk)
 {
     omp_state *s = state;
+    assert(mmp_match_args_ok(t, orig, pred, nmodes, lh, lw));
     thread_data *td = my_data(s);
     const double t0 = s->verbose ? omp_get_wtime() : 0;
     const plan *p = &s->plans[lh][lw];
