@@ -414,9 +414,10 @@ static void test_engines_switch_dictionary(void **state)
         ta.idx_cost[s] = tb.idx_cost[s] = cost[s];
     int32_t orig[16 * 16], pred[16 * 16];
     rng_seed(11);
+    /* Samples of both planes' range (match()'s contract: [0, maxval]). */
     for (int i = 0; i < 16 * 16; i++) {
-        orig[i] = rng_range(0, 510);
-        pred[i] = 255;
+        orig[i] = rng_range(0, 255);
+        pred[i] = (int32_t)rng_range(0, 255);
     }
     const size_t nout = (size_t)mmp_match_count(4, 4);
     mmp_match *want = calloc(nout, sizeof *want), *got = calloc(nout, sizeof *got);
