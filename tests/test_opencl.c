@@ -16,7 +16,8 @@
  *    .mmp bytes with seq and with opencl on 1 and 5 host threads; and a
  *    96x96 camera crop on 40 host threads, more than the cores, so that
  *    waiting threads sleep and wake one another (a lost wake-up hangs:
- *    an alarm fails the program instead).
+ *    an alarm fails the program instead), with the engine's driver thread
+ *    and without.
  * 3. The head start (mmp/engine_start.h): a CPU engine searches the first
  *    steps, opencl the rest, after a fixed number of steps (in a grey
  *    image, and in the second plane of a colour one), after none (the
@@ -166,7 +167,8 @@ static void *work(void *arg)
     return NULL;
 }
 
-static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
+/* tune: the opencl engine's tune string (kernels/opencl/engine.c), or NULL. */
+static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed, const char *tune)
 {
     rng_seed(seed);
     mmp_dict d;
@@ -180,7 +182,7 @@ static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
     const mmp_engine_ops *ops[2] = {mmp_engine_find("seq"), mmp_engine_find("opencl")};
     void *st[2];
     for (int i = 0; i < 2; i++) {
-        mmp_engine_config cfg = {.threads = THREADS, .verbose = 0};
+        mmp_engine_config cfg = {.threads = THREADS, .verbose = 0, .tune = i ? tune : NULL};
         assert_int_equal(ops[i]->create(&st[i], &cfg, NULL, 0), 0);
         assert_int_equal(ops[i]->begin_step(st[i], &t), 0);
     }
@@ -236,8 +238,8 @@ static void concurrent_config(int maxval, int cap, int rounds, uint64_t seed)
     }
     long calls, batches;
     mmp_opencl_batch_counts(st[1], &calls, &batches);
-    print_message("maxval %5d: %d threads, %ld calls in %ld batches, %ld results equal\n", maxval,
-                  THREADS, calls, batches, nodes);
+    print_message("maxval %5d%s%s: %d threads, %ld calls in %ld batches, %ld results equal\n",
+                  maxval, tune ? ", " : "", tune ? tune : "", THREADS, calls, batches, nodes);
     assert_int_equal(calls, nleaves);
     /* The calls met: some batch held several. */
     assert_true(batches < calls);
@@ -255,9 +257,13 @@ static void test_concurrent_batches(void **state)
 {
     (void)state;
     NEED_DEVICE();
-    concurrent_config(255, 256, 12, 21);
-    concurrent_config(4095, 160, 12, 22);
-    concurrent_config(65535, 128, 6, 23);
+    concurrent_config(255, 256, 12, 21, NULL);
+    concurrent_config(4095, 160, 12, 22, NULL);
+    concurrent_config(65535, 128, 6, 23, NULL);
+    /* The batches launched and handed out by the engine's driver thread, and
+     * by the threads of the calls (the default differs by device type). */
+    concurrent_config(255, 256, 12, 24, "driver=1");
+    concurrent_config(255, 256, 12, 25, "driver=0");
 }
 
 static void test_engine_names(void **state)
@@ -366,6 +372,24 @@ static void test_many_host_threads(void **state)
     snprintf(who, sizeof who, "opencl with %d host threads", MANY_THREADS);
     for (int r = 0; r < 2; r++) {
         encode_or_fail(&c, 10, E2E_DICT, MMP_ORDER_WAVEFRONT, "opencl", MANY_THREADS, &buf, &len);
+        assert_same_bytes("camera 96x96", 10, who, ref, reflen, buf, len);
+        free(buf);
+    }
+    /* With and without the engine's driver thread, whichever the device's
+     * default. */
+    static const char *const tunes[] = {"driver=1", "driver=0"};
+    for (int k = 0; k < 2; k++) {
+        mmp_settings s;
+        mmp_default_settings(&s);
+        s.order = MMP_ORDER_WAVEFRONT;
+        s.lambda = 10;
+        s.dict_cap = E2E_DICT;
+        s.engine = "opencl";
+        s.threads = MANY_THREADS;
+        s.head_start = 0;
+        s.engine_tune = tunes[k];
+        encode_settings_or_fail(&s, &c, &buf, &len, NULL);
+        snprintf(who, sizeof who, "opencl with %d host threads, %s", MANY_THREADS, tunes[k]);
         assert_same_bytes("camera 96x96", 10, who, ref, reflen, buf, len);
         free(buf);
     }

@@ -15,8 +15,17 @@
  * before it returns, so the device does not wait for a thread to wake up.
  *
  * Each batch has its own queue, kernels and buffers, and pinned host memory
- * for its transfers; the threads in match() share the work of launching and
- * finishing batches (serve says how), under the engine's lock. A call may
+ * for its transfers. Who launches and finishes the batches: on a GPU, by
+ * default, a thread of the engine's own, the driver (drive), which does
+ * nothing else, so that it is on a core when a batch ends, and the threads
+ * of the search only queue their calls and sleep until they are done;
+ * otherwise the threads in match() share that work (serve says how). Either
+ * way under the engine's lock. With the threads of the search sharing it,
+ * the one that took a batch's results wakes another to wait for the next
+ * batch when its own call is done, and a thread woken here runs about a
+ * tenth of a millisecond later (-v), longer than a batch takes on the
+ * device; with the driver camera's encodes took 7 % less time
+ * (docs/results/wavefront-2026-11-23.md, "Fifteenth session"). A call may
  * also come in two halves (the ops submit and wait), so that the search
  * prices the transform while the device matches.
  */
@@ -323,6 +332,36 @@ static int launch_waiting(ocl *ce)
     return 1;
 }
 
+/* Waits for the oldest launched batch and hands out its results, waking
+ * the threads of its requests (lock held: released around the wait). */
+static void complete_oldest(ocl *ce)
+{
+    batch *b = ce->running[0];
+    ce->completing = 1;
+    pthread_mutex_unlock(&ce->lock);
+    const int err = b->err ? b->err : finish_batch(ce, b);
+    pthread_mutex_lock(&ce->lock);
+    /* The finished requests' threads are woken before the next batch is
+     * launched (launching first was slower: they then sent their next
+     * calls later). */
+    const double tw = ce->verbose ? mmp_now_seconds() : 0;
+    for (int r = 0; r < b->nreq; r++) {
+        request *done = b->req[r];
+        done->err = err;
+        done->done = 1;
+        if (done->sleeper)
+            poke(ce, done->sleeper);
+    }
+    if (ce->verbose)
+        ce->wake_s += mmp_now_seconds() - tw;
+    ce->nrunning--;
+    memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
+    ce->free_list[ce->nfree++] = (int)(b - ce->batches);
+    ce->completing = 0;
+    if (ce->verbose && !ce->nrunning && !ce->head)
+        ce->idle_since = mmp_now_seconds();
+}
+
 /*
  * Until rq is done (lock held): the threads waiting for their requests
  * share two jobs, taken by whoever is free: launching a batch of every
@@ -340,35 +379,12 @@ static int launch_waiting(ocl *ce)
 static void serve(ocl *ce, request *rq)
 {
     for (;;) {
-        if (launch_waiting(ce))
+        if (!ce->driver && launch_waiting(ce))
             continue;
         if (rq->done)
             break;
-        if (ce->nrunning && !ce->completing) {
-            batch *b = ce->running[0];
-            ce->completing = 1;
-            pthread_mutex_unlock(&ce->lock);
-            const int err = b->err ? b->err : finish_batch(ce, b);
-            pthread_mutex_lock(&ce->lock);
-            /* The finished requests' threads are woken before the next
-             * batch is launched (launching first was slower: they then
-             * sent their next calls later). */
-            const double tw = ce->verbose ? mmp_now_seconds() : 0;
-            for (int r = 0; r < b->nreq; r++) {
-                request *done = b->req[r];
-                done->err = err;
-                done->done = 1;
-                if (done->sleeper)
-                    poke(ce, done->sleeper);
-            }
-            if (ce->verbose)
-                ce->wake_s += mmp_now_seconds() - tw;
-            ce->nrunning--;
-            memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
-            ce->free_list[ce->nfree++] = (int)(b - ce->batches);
-            ce->completing = 0;
-            if (ce->verbose && !ce->nrunning && !ce->head)
-                ce->idle_since = mmp_now_seconds();
+        if (!ce->driver && ce->nrunning && !ce->completing) {
+            complete_oldest(ce);
             continue;
         }
         /* Nothing to do: sleep until poked. */
@@ -398,7 +414,72 @@ static void serve(ocl *ce, request *rq)
         rq->sleeper = NULL;
         pthread_cond_destroy(&me.cv);
     }
-    hand_off(ce);
+    if (!ce->driver)
+        hand_off(ce);
+}
+
+/* How long the driver spins for a call before it sleeps: longer than a
+ * batch's turn, so that it sleeps only between steps. */
+#define DRIVER_SPIN_S 1e-3
+
+/* The driver's loop: launch a batch of the calls waiting whenever one is
+ * free, wait for the oldest launched batch and hand out its results; with
+ * nothing to do, spin a while (calls come within microseconds while a step
+ * is searched), then sleep until a call is queued. */
+static void *drive(void *arg)
+{
+    ocl *ce = arg;
+    pthread_mutex_lock(&ce->lock);
+    while (!ce->stop) {
+        if (launch_waiting(ce))
+            continue;
+        if (ce->nrunning) {
+            complete_oldest(ce);
+            continue;
+        }
+        const unsigned seen = atomic_load_explicit(&ce->queued, memory_order_relaxed);
+        pthread_mutex_unlock(&ce->lock);
+        const double t0 = mmp_now_seconds();
+        for (int i = 0; atomic_load_explicit(&ce->queued, memory_order_relaxed) == seen; i++)
+            if ((i & 255) == 255 && mmp_now_seconds() - t0 > DRIVER_SPIN_S)
+                break;
+            else
+                mmp_wait_step(0);
+        pthread_mutex_lock(&ce->lock);
+        if (!ce->head && !ce->nrunning && !ce->stop) {
+            ce->driver_asleep = 1;
+            while (!ce->head && !ce->nrunning && !ce->stop)
+                pthread_cond_wait(&ce->driver_cv, &ce->lock);
+            ce->driver_asleep = 0;
+        }
+    }
+    pthread_mutex_unlock(&ce->lock);
+    return NULL;
+}
+
+int ocl_driver_start(ocl *ce)
+{
+    pthread_cond_init(&ce->driver_cv, NULL);
+    if (pthread_create(&ce->driver_thread, NULL, drive, ce) != 0) {
+        pthread_cond_destroy(&ce->driver_cv);
+        ce->driver = 0;
+        return MMP_ENOMEM;
+    }
+    ce->driver_started = 1;
+    return 0;
+}
+
+void ocl_driver_stop(ocl *ce)
+{
+    if (!ce->driver_started)
+        return;
+    pthread_mutex_lock(&ce->lock);
+    ce->stop = 1;
+    pthread_cond_signal(&ce->driver_cv);
+    pthread_mutex_unlock(&ce->lock);
+    pthread_join(ce->driver_thread, NULL);
+    pthread_cond_destroy(&ce->driver_cv);
+    ce->driver_started = 0;
 }
 
 /* The residuals of rq before clipping, the largest of them, and the mask
@@ -440,9 +521,15 @@ static int enqueue(ocl *ce, request *rq, int away)
     else
         ce->head = rq;
     ce->tail = rq;
-    launch_waiting(ce);
-    if (away)
-        hand_off(ce);
+    if (ce->driver) {
+        atomic_fetch_add_explicit(&ce->queued, 1, memory_order_relaxed);
+        if (ce->driver_asleep)
+            pthread_cond_signal(&ce->driver_cv);
+    } else {
+        launch_waiting(ce);
+        if (away)
+            hand_off(ce);
+    }
     pthread_mutex_unlock(&ce->lock);
     return 0;
 }

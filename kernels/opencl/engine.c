@@ -102,6 +102,7 @@ static void ocl_destroy(void *state)
     ocl *ce = state;
     if (!ce)
         return;
+    ocl_driver_stop(ce);
     ocl_report(ce);
     free(ce->pf.span);
     for (int i = 0; i < ce->nbatches; i++)
@@ -177,8 +178,9 @@ static int build(ocl *ce)
     return 0;
 }
 
-/* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1"
- * (any of them, for benchmarks), overrides the defaults. GPUs: a work-item
+/* The engine config's tune string,
+ * "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1,driver=0|1" (any of them, for
+ * benchmarks and tests), overrides the defaults. GPUs: a work-item
  * per element, and chunks of half the samples of CPUs' per work-item: the
  * search's batches hold a few calls, so the more work-groups a call makes,
  * the more of a GPU's cores it keeps busy (docs/results/wavefront-2026-11-23.md,
@@ -187,7 +189,11 @@ static int build(ocl *ce)
  * thread spins before it sleeps (default SPIN_S where every host thread has
  * a core, else none). poll: the thread that waits for a batch polls its
  * last command's status rather than sleeping in clFinish (default on GPUs,
- * whose batches end within tens of microseconds). */
+ * whose batches end within tens of microseconds). driver: a thread of the
+ * engine's own launches the batches and hands out their results (batch.c,
+ * drive), instead of whichever thread of the search waits (default on
+ * GPUs, where it spins on a core while the search lasts; on a CPU device
+ * that core would be the kernels'). */
 static void tune(ocl *ce, int gpu, const char *env)
 {
     ce->wg = gpu ? 128 : 8;
@@ -196,6 +202,7 @@ static void tune(ocl *ce, int gpu, const char *env)
     ce->nbatches = DEFAULT_BATCHES;
     ce->spin_us = -1;
     ce->poll = gpu;
+    ce->driver = gpu;
     while (env && *env) {
         int v = 0, used = 0;
         if (sscanf(env, "wg=%d%n", &v, &used) == 1 && v >= 1 && v <= 1024 && !(v & (v - 1)))
@@ -210,6 +217,8 @@ static void tune(ocl *ce, int gpu, const char *env)
             ce->spin_us = v;
         else if (sscanf(env, "poll=%d%n", &v, &used) == 1 && v >= 0 && v <= 1)
             ce->poll = v;
+        else if (sscanf(env, "driver=%d%n", &v, &used) == 1 && v >= 0 && v <= 1)
+            ce->driver = v;
         env = strchr(env, ',');
         env = env ? env + 1 : NULL;
     }
@@ -224,6 +233,7 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
     pthread_mutex_init(&ce->lock, NULL);
     pthread_mutex_init(&ce->fail_lock, NULL);
     atomic_init(&ce->failed, 0);
+    atomic_init(&ce->queued, 0);
     ce->verbose = cfg->verbose;
     ce->log = cfg->log;
     snprintf(ce->name, sizeof ce->name, "no device");
@@ -293,6 +303,8 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
             goto out;
         ce->free_list[ce->nfree++] = i;
     }
+    if (ce->driver && (err = ocl_driver_start(ce)))
+        goto out;
     if (ce->verbose)
         mmp_log(&ce->log, MMP_LOG_INFO,
                 "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "

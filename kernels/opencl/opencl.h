@@ -194,6 +194,15 @@ typedef struct ocl {
     double spin_s;               /* a waiting thread spins this long, then sleeps */
     int spin_us;                 /* the tune string's spin (-1: none) */
     int poll;                    /* 1: wait for a batch by polling its last command */
+    /* The driver (driver = 1): a thread of the engine's own that launches
+     * the batches and hands out their results, so that the threads of the
+     * search only queue their calls and sleep until they are done. */
+    int driver;
+    pthread_t driver_thread;
+    int driver_started;
+    int driver_asleep, stop;     /* under lock */
+    pthread_cond_t driver_cv;    /* the driver sleeps on it when there is nothing to do */
+    _Atomic unsigned queued;     /* calls queued so far: what the driver's spin watches */
     pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
@@ -275,6 +284,9 @@ int ocl_begin_step(void *state, const mmp_search_tables *t);
  * the dictionary); ocl_batch_release frees what it got, even half made. */
 int ocl_batch_create(ocl *ce, batch *b);
 void ocl_batch_release(batch *b);
+/* Starts the driver thread (ce->driver set); ocl_driver_stop stops it. */
+int ocl_driver_start(ocl *ce);
+void ocl_driver_stop(ocl *ce);
 /* The op match. */
 int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out);
