@@ -308,8 +308,9 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
     if (ce->verbose)
         mmp_log(&ce->log, MMP_LOG_INFO,
                 "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
-                "ms, %d host threads, %d batches in flight",
-                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches);
+                "ms, %d host threads, %d batches in flight%s",
+                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches,
+                ce->driver ? ", sent by a driver thread" : "");
 out:
     if (err) {
         mmp_error(errbuf, errlen, err, "%s", ce->why[0] ? ce->why : mmp_strerror(err));
