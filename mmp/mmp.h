@@ -158,7 +158,7 @@ typedef struct mmp_settings {
                              * the device's name, any case; NULL (default): the first GPU,
                              * else the first device */
     const char *engine_tune;/* engine-specific overrides for benchmarks (opencl:
-                             * "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1,driver=0|1",
+                             * "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1",
                              * any of them; the same bytes whatever they are);
                              * NULL (default): none */
     int head_start;         /* an engine slow to start (opencl) starts on a thread of its

@@ -17,7 +17,7 @@
  *    96x96 camera crop on 40 host threads, more than the cores, so that
  *    waiting threads sleep and wake one another (a lost wake-up hangs:
  *    an alarm fails the program instead), with the engine's driver thread
- *    and without.
+ *    polling for the batches and sleeping.
  * 3. The head start (mmp/engine_start.h): a CPU engine searches the first
  *    steps, opencl the rest, after a fixed number of steps (in a grey
  *    image, and in the second plane of a colour one), after none (the
@@ -260,10 +260,11 @@ static void test_concurrent_batches(void **state)
     concurrent_config(255, 256, 12, 21, NULL);
     concurrent_config(4095, 160, 12, 22, NULL);
     concurrent_config(65535, 128, 6, 23, NULL);
-    /* The batches launched and handed out by the engine's driver thread, and
-     * by the threads of the calls (the default differs by device type). */
-    concurrent_config(255, 256, 12, 24, "driver=1");
-    concurrent_config(255, 256, 12, 25, "driver=0");
+    /* The engine's driver thread polling for a batch's end and spinning
+     * for calls, and sleeping in clFinish (the default differs by device
+     * type). */
+    concurrent_config(255, 256, 12, 24, "poll=1");
+    concurrent_config(255, 256, 12, 25, "poll=0");
 }
 
 static void test_engine_names(void **state)
@@ -375,9 +376,8 @@ static void test_many_host_threads(void **state)
         assert_same_bytes("camera 96x96", 10, who, ref, reflen, buf, len);
         free(buf);
     }
-    /* With and without the engine's driver thread, whichever the device's
-     * default. */
-    static const char *const tunes[] = {"driver=1", "driver=0"};
+    /* The driver polling and sleeping, whichever the device's default. */
+    static const char *const tunes[] = {"poll=1", "poll=0"};
     for (int k = 0; k < 2; k++) {
         mmp_settings s;
         mmp_default_settings(&s);

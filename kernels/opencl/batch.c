@@ -11,23 +11,19 @@
  * R_*), one match kernel over all their work-groups, one reduce_chunks, one
  * read of all the results. A batch is launched as soon as one is free (by
  * default one at a time: the next gathers the calls that arrive while one
- * runs), and the thread that hands out a batch's results launches the next
- * before it returns, so the device does not wait for a thread to wake up.
+ * runs).
  *
  * Each batch has its own queue, kernels and buffers, and pinned host memory
- * for its transfers. Who launches and finishes the batches: on a GPU, by
- * default, a thread of the engine's own, the driver (drive), which does
- * nothing else, so that it is on a core when a batch ends, and the threads
- * of the search only queue their calls and sleep until they are done;
- * otherwise the threads in match() share that work (serve says how). Either
- * way under the engine's lock. With the threads of the search sharing it,
- * the one that took a batch's results wakes another to wait for the next
- * batch when its own call is done, and a thread woken here runs about a
- * tenth of a millisecond later (-v), longer than a batch takes on the
- * device; with the driver camera's encodes took 7 % less time
- * (docs/results/wavefront-2026-11-23.md, "Fifteenth session"). A call may
- * also come in two halves (the ops submit and wait), so that the search
- * prices the transform while the device matches.
+ * for its transfers. A thread of the engine's own, the driver (drive),
+ * launches the batches, waits for each, hands out its results and launches
+ * the next, under the engine's lock; the threads in match() only queue
+ * their calls and sleep until the driver wakes them. The driver does
+ * nothing else, so it is there when a batch ends: when threads of the
+ * search took turns at it, one whose own call came back had to wake
+ * another to wait for the next batch, and a woken thread runs later than a
+ * batch lasts on a GPU (docs/results/wavefront-2026-11-23.md, "Fifteenth
+ * session"). A call may also come in two halves (the ops submit and wait),
+ * so that the search prices the transform while the device matches.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -279,31 +275,13 @@ static int finish_batch(ocl *ce, batch *b)
     return 0;
 }
 
-/* Wakes w (lock held), taking it off the sleepers, unless it is awake
- * already (poked for one reason, its request may be done before it runs). */
+/* Wakes the thread that sleeps on w (lock held). */
 static void poke(ocl *ce, waiter *w)
 {
-    if (atomic_load_explicit(&w->poked, memory_order_relaxed))
-        return;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        ce->sleepers = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->prev = w->next = NULL;
     if (ce->verbose)
         w->poked_at = mmp_now_seconds();
     atomic_store_explicit(&w->poked, 1, memory_order_release);
     pthread_cond_signal(&w->cv);
-}
-
-/* If a launched batch has no thread to wait for it, wakes one that sleeps
- * (lock held). */
-static void hand_off(ocl *ce)
-{
-    if (ce->nrunning && !ce->completing && ce->sleepers)
-        poke(ce, ce->sleepers);
 }
 
 /* Launches a batch of every request waiting, up to one per host thread,
@@ -337,13 +315,11 @@ static int launch_waiting(ocl *ce)
 static void complete_oldest(ocl *ce)
 {
     batch *b = ce->running[0];
-    ce->completing = 1;
     pthread_mutex_unlock(&ce->lock);
     const int err = b->err ? b->err : finish_batch(ce, b);
     pthread_mutex_lock(&ce->lock);
     /* The finished requests' threads are woken before the next batch is
-     * launched (launching first was slower: they then sent their next
-     * calls later). */
+     * launched (launching first was no faster). */
     const double tw = ce->verbose ? mmp_now_seconds() : 0;
     for (int r = 0; r < b->nreq; r++) {
         request *done = b->req[r];
@@ -357,78 +333,58 @@ static void complete_oldest(ocl *ce)
     ce->nrunning--;
     memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
     ce->free_list[ce->nfree++] = (int)(b - ce->batches);
-    ce->completing = 0;
     if (ce->verbose && !ce->nrunning && !ce->head)
         ce->idle_since = mmp_now_seconds();
 }
 
 /*
- * Until rq is done (lock held): the threads waiting for their requests
- * share two jobs, taken by whoever is free: launching a batch of every
- * request waiting whenever a batch is free, and waiting for the oldest
- * launched batch, then handing out its results. The thread that hands out
- * a batch's results launches the next batch before it returns, so the
- * device gets it without waiting for a thread to wake up.
- *
- * A thread with nothing to do sleeps (after spinning a few microseconds)
- * until it is poked: when its request is done, or when a launched batch
- * has nobody to wait for it. No event wakes every sleeper: with many host
- * threads, waking them all for each batch cost more system time than the
- * search's own work.
+ * Until rq is done (lock held): the driver hands it out and pokes this
+ * thread, which sleeps meanwhile (after spinning spin_s). No event wakes
+ * every sleeper: with many host threads, waking them all for each batch
+ * cost more system time than the search's own work.
  */
 static void serve(ocl *ce, request *rq)
 {
-    for (;;) {
-        if (!ce->driver && launch_waiting(ce))
-            continue;
-        if (rq->done)
-            break;
-        if (!ce->driver && ce->nrunning && !ce->completing) {
-            complete_oldest(ce);
-            continue;
-        }
-        /* Nothing to do: sleep until poked. */
-        waiter me = {.next = ce->sleepers};
-        pthread_cond_init(&me.cv, NULL);
-        atomic_init(&me.poked, 0);
-        if (me.next)
-            me.next->prev = &me;
-        ce->sleepers = &me;
-        rq->sleeper = &me;
-        if (ce->spin_s > 0) {
-            pthread_mutex_unlock(&ce->lock);
-            const double t0 = mmp_now_seconds();
-            for (int i = 0; !atomic_load_explicit(&me.poked, memory_order_acquire); i++)
-                if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
-                    break;
-                else
-                    mmp_wait_step(0);
-            pthread_mutex_lock(&ce->lock);
-        }
-        while (!atomic_load_explicit(&me.poked, memory_order_relaxed))
-            pthread_cond_wait(&me.cv, &ce->lock);
-        if (ce->verbose && rq->done) {
-            ce->woke_s += mmp_now_seconds() - me.poked_at;
-            ce->woke++;
-        }
-        rq->sleeper = NULL;
-        pthread_cond_destroy(&me.cv);
+    if (rq->done)
+        return;
+    waiter me;
+    pthread_cond_init(&me.cv, NULL);
+    atomic_init(&me.poked, 0);
+    rq->sleeper = &me;
+    if (ce->spin_s > 0) {
+        pthread_mutex_unlock(&ce->lock);
+        const double t0 = mmp_now_seconds();
+        for (int i = 0; !atomic_load_explicit(&me.poked, memory_order_acquire); i++)
+            if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
+                break;
+            else
+                mmp_wait_step(0);
+        pthread_mutex_lock(&ce->lock);
     }
-    if (!ce->driver)
-        hand_off(ce);
+    while (!atomic_load_explicit(&me.poked, memory_order_relaxed))
+        pthread_cond_wait(&me.cv, &ce->lock);
+    if (ce->verbose) {
+        ce->woke_s += mmp_now_seconds() - me.poked_at;
+        ce->woke++;
+    }
+    rq->sleeper = NULL;
+    pthread_cond_destroy(&me.cv);
 }
 
-/* How long the driver spins for a call before it sleeps: longer than a
- * batch's turn, so that it sleeps only between steps. */
+/* How long the driver spins for a call before it sleeps, where it polls
+ * for the device (ce->poll): longer than a batch's turn, so that it sleeps
+ * only between steps. */
 #define DRIVER_SPIN_S 1e-3
 
 /* The driver's loop: launch a batch of the calls waiting whenever one is
  * free, wait for the oldest launched batch and hand out its results; with
- * nothing to do, spin a while (calls come within microseconds while a step
- * is searched), then sleep until a call is queued. */
+ * nothing to do, spin a while where it polls (calls come within
+ * microseconds while a step is searched), then sleep until a call is
+ * queued. */
 static void *drive(void *arg)
 {
     ocl *ce = arg;
+    const double spin = ce->poll ? DRIVER_SPIN_S : 0;
     pthread_mutex_lock(&ce->lock);
     while (!ce->stop) {
         if (launch_waiting(ce))
@@ -437,15 +393,17 @@ static void *drive(void *arg)
             complete_oldest(ce);
             continue;
         }
-        const unsigned seen = atomic_load_explicit(&ce->queued, memory_order_relaxed);
-        pthread_mutex_unlock(&ce->lock);
-        const double t0 = mmp_now_seconds();
-        for (int i = 0; atomic_load_explicit(&ce->queued, memory_order_relaxed) == seen; i++)
-            if ((i & 255) == 255 && mmp_now_seconds() - t0 > DRIVER_SPIN_S)
-                break;
-            else
-                mmp_wait_step(0);
-        pthread_mutex_lock(&ce->lock);
+        if (spin > 0) {
+            const unsigned seen = atomic_load_explicit(&ce->queued, memory_order_relaxed);
+            pthread_mutex_unlock(&ce->lock);
+            const double t0 = mmp_now_seconds();
+            for (int i = 0; atomic_load_explicit(&ce->queued, memory_order_relaxed) == seen; i++)
+                if ((i & 255) == 255 && mmp_now_seconds() - t0 > spin)
+                    break;
+                else
+                    mmp_wait_step(0);
+            pthread_mutex_lock(&ce->lock);
+        }
         if (!ce->head && !ce->nrunning && !ce->stop) {
             ce->driver_asleep = 1;
             while (!ce->head && !ce->nrunning && !ce->stop)
@@ -462,7 +420,6 @@ int ocl_driver_start(ocl *ce)
     pthread_cond_init(&ce->driver_cv, NULL);
     if (pthread_create(&ce->driver_thread, NULL, drive, ce) != 0) {
         pthread_cond_destroy(&ce->driver_cv);
-        ce->driver = 0;
         return MMP_ENOMEM;
     }
     ce->driver_started = 1;
@@ -504,10 +461,8 @@ static void prepare(request *rq)
     rq->masked = masked;
 }
 
-/* Puts rq at the end of the queue and launches a batch if one is free;
- * with `away` set, the caller does not serve at once, so a sleeper is
- * woken to wait for a batch launched here. */
-static int enqueue(ocl *ce, request *rq, int away)
+/* Puts rq at the end of the queue and tells the driver if it sleeps. */
+static int enqueue(ocl *ce, request *rq)
 {
     if (ce->failed)
         return MMP_EENGINE;
@@ -521,15 +476,9 @@ static int enqueue(ocl *ce, request *rq, int away)
     else
         ce->head = rq;
     ce->tail = rq;
-    if (ce->driver) {
-        atomic_fetch_add_explicit(&ce->queued, 1, memory_order_relaxed);
-        if (ce->driver_asleep)
-            pthread_cond_signal(&ce->driver_cv);
-    } else {
-        launch_waiting(ce);
-        if (away)
-            hand_off(ce);
-    }
+    atomic_fetch_add_explicit(&ce->queued, 1, memory_order_relaxed);
+    if (ce->driver_asleep)
+        pthread_cond_signal(&ce->driver_cv);
     pthread_mutex_unlock(&ce->lock);
     return 0;
 }
@@ -581,7 +530,7 @@ int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, con
     request *rq = request_new(ce, orig, pred, nmodes, real, lh, lw, out);
     if (!rq)
         return MMP_ENOMEM;
-    const int err = enqueue(ce, rq, 1);
+    const int err = enqueue(ce, rq);
     if (err) {
         pthread_mutex_lock(&ce->lock);
         request_free(ce, rq);
@@ -615,7 +564,7 @@ int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, cons
     request *rq = request_new(ce, orig, pred, nmodes, real, lh, lw, out);
     if (!rq)
         return MMP_ENOMEM;
-    int err = enqueue(ce, rq, 0);
+    int err = enqueue(ce, rq);
     pthread_mutex_lock(&ce->lock);
     if (!err) {
         serve(ce, rq);

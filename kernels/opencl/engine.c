@@ -178,9 +178,8 @@ static int build(ocl *ce)
     return 0;
 }
 
-/* The engine config's tune string,
- * "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1,driver=0|1" (any of them, for
- * benchmarks and tests), overrides the defaults. GPUs: a work-item
+/* The engine config's tune string, "wg=N,vec=N,kt=N,batches=N,spin=US,poll=0|1"
+ * (any of them, for benchmarks), overrides the defaults. GPUs: a work-item
  * per element, and chunks of half the samples of CPUs' per work-item: the
  * search's batches hold a few calls, so the more work-groups a call makes,
  * the more of a GPU's cores it keeps busy (docs/results/wavefront-2026-11-23.md,
@@ -189,11 +188,8 @@ static int build(ocl *ce)
  * thread spins before it sleeps (default SPIN_S where every host thread has
  * a core, else none). poll: the thread that waits for a batch polls its
  * last command's status rather than sleeping in clFinish (default on GPUs,
- * whose batches end within tens of microseconds). driver: a thread of the
- * engine's own launches the batches and hands out their results (batch.c,
- * drive), instead of whichever thread of the search waits (default on
- * GPUs, where it spins on a core while the search lasts; on a CPU device
- * that core would be the kernels'). */
+ * whose batches end within tens of microseconds; the driver thread that
+ * waits then also spins a while for the next call, batch.c). */
 static void tune(ocl *ce, int gpu, const char *env)
 {
     ce->wg = gpu ? 128 : 8;
@@ -202,7 +198,6 @@ static void tune(ocl *ce, int gpu, const char *env)
     ce->nbatches = DEFAULT_BATCHES;
     ce->spin_us = -1;
     ce->poll = gpu;
-    ce->driver = gpu;
     while (env && *env) {
         int v = 0, used = 0;
         if (sscanf(env, "wg=%d%n", &v, &used) == 1 && v >= 1 && v <= 1024 && !(v & (v - 1)))
@@ -217,8 +212,6 @@ static void tune(ocl *ce, int gpu, const char *env)
             ce->spin_us = v;
         else if (sscanf(env, "poll=%d%n", &v, &used) == 1 && v >= 0 && v <= 1)
             ce->poll = v;
-        else if (sscanf(env, "driver=%d%n", &v, &used) == 1 && v >= 0 && v <= 1)
-            ce->driver = v;
         env = strchr(env, ',');
         env = env ? env + 1 : NULL;
     }
@@ -303,14 +296,13 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
             goto out;
         ce->free_list[ce->nfree++] = i;
     }
-    if (ce->driver && (err = ocl_driver_start(ce)))
+    if ((err = ocl_driver_start(ce)))
         goto out;
     if (ce->verbose)
         mmp_log(&ce->log, MMP_LOG_INFO,
                 "opencl: %s, work-group %d, %d lanes per work-item, kernels built in %.0f "
-                "ms, %d host threads, %d batches in flight%s",
-                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches,
-                ce->driver ? ", sent by a driver thread" : "");
+                "ms, %d host threads, %d batches in flight",
+                ce->name, ce->wg, ce->vec, ce->build_s * 1e3, ce->threads, ce->nbatches);
 out:
     if (err) {
         mmp_error(errbuf, errlen, err, "%s", ce->why[0] ? ce->why : mmp_strerror(err));

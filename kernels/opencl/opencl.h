@@ -125,12 +125,12 @@ typedef struct prof {
     size_t nspan, span_cap;
 } prof;
 
-/* A thread asleep in the engine until another pokes it (batch.c). */
+/* A thread asleep in the engine until the driver pokes it, its call done
+ * (batch.c). */
 typedef struct waiter {
     pthread_cond_t cv;
     _Atomic int poked;
     double poked_at; /* -v: when */
-    struct waiter *prev, *next; /* in ocl.sleepers */
 } waiter;
 
 /* One match() call waiting for its batch. */
@@ -183,21 +183,18 @@ typedef struct ocl {
     int nbatches;
     int threads;  /* host threads that may call match() at once: requests per batch */
     pthread_mutex_t lock;
-    waiter *sleepers;          /* threads asleep in wait() or match(), newest first */
     request *head, *tail;      /* waiting for a batch */
     request *spare;            /* for submit(): free, linked by next */
     int nfree;
     int free_list[MAX_BATCHES];
     batch *running[MAX_BATCHES]; /* launched, oldest first */
     int nrunning;
-    int completing;              /* a thread waits for running[0]'s results */
     double spin_s;               /* a waiting thread spins this long, then sleeps */
     int spin_us;                 /* the tune string's spin (-1: none) */
     int poll;                    /* 1: wait for a batch by polling its last command */
-    /* The driver (driver = 1): a thread of the engine's own that launches
-     * the batches and hands out their results, so that the threads of the
-     * search only queue their calls and sleep until they are done. */
-    int driver;
+    /* The driver: a thread of the engine's own that launches the batches
+     * and hands out their results; the threads in match() only queue their
+     * calls and sleep until they are done. */
     pthread_t driver_thread;
     int driver_started;
     int driver_asleep, stop;     /* under lock */
@@ -284,7 +281,7 @@ int ocl_begin_step(void *state, const mmp_search_tables *t);
  * the dictionary); ocl_batch_release frees what it got, even half made. */
 int ocl_batch_create(ocl *ce, batch *b);
 void ocl_batch_release(batch *b);
-/* Starts the driver thread (ce->driver set); ocl_driver_stop stops it. */
+/* Starts the driver thread; ocl_driver_stop stops it (if started). */
 int ocl_driver_start(ocl *ce);
 void ocl_driver_stop(ocl *ce);
 /* The op match. */
