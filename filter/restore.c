@@ -193,26 +193,19 @@ static inline int32_t sample_inside(const int32_t *p, const long *off, int maxva
     return (int32_t)(o < 0 ? 0 : o > maxval ? maxval : o);
 }
 
-int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                      int maxval, uint16_t *out)
+void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out)
 {
-    for (int y = 0; y < h; y++)
+    for (int y = y0; y < y1; y++)
         for (int x = 0; x < w; x++)
             out[(long)y * w + x] = (uint16_t)rec[(long)y * stride + x];
     if (!r->enabled)
-        return 0;
-    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
-    uint8_t *cls = malloc((size_t)gw * gh);
-    if (!cls)
-        return MMP_ENOMEM;
-    if (mmp_restore_classify(rec, stride, w, h, maxval, r, cls)) {
-        free(cls);
-        return MMP_ENOMEM;
-    }
+        return;
+    const int gw = (w + 3) / 4;
     long off[MMP_RF_TAPS];
     for (int k = 0; k < MMP_RF_TAPS; k++)
         off[k] = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y1; y++) {
         const int in_y = y >= 3 && y + 3 < h;
         for (int gx = 0; gx < gw; gx++) {
             const int x0 = 4 * gx;
@@ -243,6 +236,20 @@ int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int 
                                    : filter_sample(rec, stride, w, h, maxval, y, x, c));
         }
     }
+}
+
+int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                      int maxval, uint16_t *out)
+{
+    uint8_t *cls = NULL;
+    if (r->enabled) {
+        cls = malloc((size_t)((w + 3) / 4) * ((h + 3) / 4));
+        if (!cls || mmp_restore_classify(rec, stride, w, h, maxval, r, cls)) {
+            free(cls);
+            return MMP_ENOMEM;
+        }
+    }
+    mmp_restore_rows(r, rec, stride, w, h, maxval, cls, 0, h, out);
     free(cls);
     return 0;
 }

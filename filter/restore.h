@@ -63,6 +63,12 @@ int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxva
 int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
                       int maxval, uint16_t *out);
 
+/* Rows [y0, y1) of mmp_restore_apply's output, given the classes cls of
+ * mmp_restore_classify with r (unread when r is disabled): rows are
+ * independent, so the encoder's fit filters bands of them in parallel. */
+void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out);
+
 /* The syntax after a plane's blocks: write r, or read it into r (made by
  * mmp_restore_init for the plane's size). Every value the syntax can code
  * is allowed, so reading returns 0; a payload that ends too soon shows in

@@ -257,13 +257,17 @@ static double merge_cost(const stats *g, const double *d, int i, int j)
     return solve(&u, c) - d[i] - d[j];
 }
 
+/* A merge's new pair costs go to the threads while more groups than this
+ * are left: fewer solves cost less than starting the threads. */
+#define MERGE_PAR_MIN 16
+
 /* Classes merged into at most MMP_RF_MAX_FILTERS groups: greedy merging of
  * the pair whose union leaves the least extra error, keeping the grouping of
  * least error + lambda * bits. Fills r->nfilters, r->map, r->coef. The cost
  * of each pair is kept until one of its groups changes: a merge changes one
  * group, so each step solves as many unions as there are groups left, not
  * all their pairs. */
-static void merge_classes(const stats *st, double lambda, mmp_restore *r)
+static void merge_classes(const stats *st, double lambda, int nt, mmp_restore *r)
 {
     stats g[MMP_RF_CLASSES];
     double d[MMP_RF_CLASSES], c[N], du[MMP_RF_CLASSES][MMP_RF_CLASSES];
@@ -277,6 +281,12 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
             grp[k] = ng++;
         }
     }
+    /* Every pair's cost is its own solve: computed in any order, on any
+     * thread, each is the same double. */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) default(none) \
+    shared(g, d, du, ng)
+#endif
     for (int i = 0; i < ng; i++)
         for (int j = i + 1; j < ng; j++)
             du[i][j] = merge_cost(g, d, i, j);
@@ -320,6 +330,10 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
         stats_add(&g[bi], &g[bj]);
         d[bi] = solve(&g[bi], c);
         alive[bj] = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && cur > MERGE_PAR_MIN) \
+    default(none) shared(g, d, du, alive, ng, bi)
+#endif
         for (int k = 0; k < ng; k++)
             if (alive[k] && k != bi)
                 du[k < bi ? k : bi][k < bi ? bi : k] = merge_cost(g, d, k < bi ? k : bi, k < bi ? bi : k);
@@ -344,6 +358,48 @@ static void merge_classes(const stats *st, double lambda, mmp_restore *r)
         for (int i = 0; i < N; i++)
             r->coef[f][i] = (int16_t)q[i];
     }
+}
+
+/* filter_gains' bands: a quarter of a region's rows each. */
+#define GAIN_BANDS_PER_REGION 4
+#define GAIN_ROWS ((1 << MMP_RF_LOG2_REGION) / GAIN_BANDS_PER_REGION)
+
+/*
+ * The plane through `all` (every region on, so cls, the classes of the
+ * whole plane, are those mmp_restore_apply would find) into flt, and each
+ * region's change of squared error into gain: in bands of rows on up to nt
+ * threads, each band's sums in g64 (rows of r->rw regions). Every error and
+ * square is an integer and a region's sum stays far below 2^53, so the sums
+ * are exact in any order, the same doubles as one raster pass.
+ */
+static void filter_gains(const mmp_restore *all, const int32_t *rec, const int32_t *orig,
+                         int stride, int w, int h, int maxval, const uint8_t *cls, int nt,
+                         uint16_t *flt, int64_t *g64, double *gain)
+{
+    const int nb = (h + GAIN_ROWS - 1) / GAIN_ROWS, rw = all->rw;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) default(none) \
+    shared(all, rec, orig, stride, w, h, maxval, cls, flt, g64, nb, rw)
+#endif
+    for (int k = 0; k < nb; k++) {
+        const int y0 = k * GAIN_ROWS, y1 = y0 + GAIN_ROWS < h ? y0 + GAIN_ROWS : h;
+        int64_t *gk = g64 + (long)k * rw;
+        memset(gk, 0, sizeof(int64_t) * (size_t)rw);
+        mmp_restore_rows(all, rec, stride, w, h, maxval, cls, y0, y1, flt);
+        for (int y = y0; y < y1; y++)
+            for (int x = 0; x < w; x++) {
+                const int64_t e0 = (int64_t)orig[(long)y * stride + x] - rec[(long)y * stride + x];
+                const int64_t e1 = (int64_t)orig[(long)y * stride + x] - flt[(long)y * w + x];
+                gk[x >> MMP_RF_LOG2_REGION] += e0 * e0 - e1 * e1;
+            }
+    }
+    for (int ry = 0; ry < all->rh; ry++)
+        for (int rx = 0; rx < rw; rx++) {
+            int64_t t = 0;
+            for (int k = ry * GAIN_BANDS_PER_REGION; k < nb && k < (ry + 1) * GAIN_BANDS_PER_REGION; k++)
+                t += g64[(long)k * rw + rx];
+            gain[ry * rw + rx] = (double)t;
+        }
 }
 
 /* Estimated bits of r's syntax. */
@@ -377,19 +433,25 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     stats *st = malloc(sizeof(stats) * MMP_RF_CLASSES);
     uint16_t *flt = malloc(sizeof(uint16_t) * (size_t)w * h);
     double *gain = malloc(sizeof(double) * (size_t)nr);
+    /* As many threads as the search's team, even where they outnumber the
+     * cores (opencl's): a team of another size costs the next parallel
+     * region more than it saves here (docs/results/wavefront-2026-11-23.md,
+     * "Sixteenth session"). */
+    const int nt = threads > 1 ? threads : 1;
+    int64_t *g64 = malloc(sizeof(int64_t) * (size_t)((h + GAIN_ROWS - 1) / GAIN_ROWS) * r->rw);
     istats *band = malloc(sizeof(istats) * BANDS * MMP_RF_CLASSES);
     mmp_restore all = {0}, best = {0};
     all.on = malloc((size_t)nr);
     best.on = malloc((size_t)nr);
-    int err = !cls || !st || !flt || !gain || !band || !all.on || !best.on ? MMP_ENOMEM : 0;
+    int err = !cls || !st || !flt || !gain || !g64 || !band || !all.on || !best.on ? MMP_ENOMEM : 0;
     if (!err && !(err = mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls))) {
         memset(r->on, 1, (size_t)nr);
         memset(all.on, 1, (size_t)nr);
     }
     double best_j = 0; /* the change of cost that the best filter so far brings */
     for (int round = 0; round < ROUNDS && !err; round++) {
-        accumulate(st, cls, r, rec, orig, stride, w, h, maxval, threads, band);
-        merge_classes(st, lambda, r);
+        accumulate(st, cls, r, rec, orig, stride, w, h, maxval, nt, band);
+        merge_classes(st, lambda, nt, r);
         /* Each region's change of squared error under these filters. */
         all.enabled = 1;
         all.nfilters = r->nfilters;
@@ -397,17 +459,7 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
         all.rh = r->rh;
         memcpy(all.map, r->map, sizeof all.map);
         memcpy(all.coef, r->coef, sizeof all.coef);
-        if ((err = mmp_restore_apply(&all, rec, stride, w, h, maxval, flt)))
-            break;
-        memset(gain, 0, sizeof(double) * (size_t)nr);
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
-                const long i = (long)y * stride + x;
-                const double e0 = (double)orig[i] - rec[i];
-                const double e1 = (double)orig[i] - flt[(long)y * w + x];
-                gain[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)] +=
-                    e0 * e0 - e1 * e1;
-            }
+        filter_gains(&all, rec, orig, stride, w, h, maxval, cls, nt, flt, g64, gain);
         double total = 0;
         for (long i = 0; i < nr; i++) {
             r->on[i] = gain[i] > 0;
@@ -443,6 +495,7 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     free(st);
     free(flt);
     free(gain);
+    free(g64);
     free(band);
     return err;
 }

@@ -149,6 +149,19 @@ static void test_matches_document(void **state)
                     naive_class(rec, stride, w, h, maxval, y, x))
                     fail_msg("%dx%d: class of (%d, %d) differs", w, h, y, x);
             }
+        /* The same in bands of rows (mmp_restore_rows), given the classes
+         * of the regions that are on. */
+        uint16_t *bands = malloc(sizeof *bands * (size_t)w * h);
+        assert_non_null(bands);
+        memset(bands, 0, sizeof *bands * (size_t)w * h);
+        assert_int_equal(mmp_restore_classify(rec, stride, w, h, maxval, &r, cls), 0);
+        for (int y0 = 0; y0 < h;) {
+            const int step = 1 + (int)rng_below(9), y1 = y0 + step < h ? y0 + step : h;
+            mmp_restore_rows(&r, rec, stride, w, h, maxval, cls, y0, y1, bands);
+            y0 = y1;
+        }
+        assert_memory_equal(bands, out, sizeof *out * (size_t)w * h);
+        free(bands);
         /* Disabled: the plane as it is. */
         r.enabled = 0;
         assert_int_equal(mmp_restore_apply(&r, rec, stride, w, h, maxval, out), 0);
@@ -220,6 +233,40 @@ static void blur_plane(const int32_t *orig, int w, int h, int32_t *blur)
             blur[y * w + x] = (orig[y * w + xl] + orig[y * w + xr] + orig[yu * w + x] +
                                orig[yd * w + x] + 4 * orig[y * w + x] + 4) / 8;
         }
+}
+
+/* Whether r's regions are on exactly where its filters, applied with every
+ * region on, lower the squared error of rec against orig (w x h, stride w):
+ * what the fit decides last for the filters it returns. Returns the
+ * regions on. */
+static int assert_on_by_gain(const mmp_restore *r, const int32_t *rec, const int32_t *orig, int w,
+                             int h, int maxval)
+{
+    mmp_restore all = *r;
+    const int nr = r->rw * r->rh;
+    all.on = malloc((size_t)nr);
+    uint16_t *out = malloc(sizeof *out * (size_t)w * h);
+    int64_t *gain = calloc((size_t)nr, sizeof *gain);
+    assert_non_null(all.on);
+    assert_non_null(out);
+    assert_non_null(gain);
+    memset(all.on, 1, (size_t)nr);
+    assert_int_equal(mmp_restore_apply(&all, rec, w, w, h, maxval, out), 0);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int64_t e0 = orig[y * w + x] - rec[y * w + x], e1 = orig[y * w + x] - out[y * w + x];
+            gain[(y / 64) * r->rw + x / 64] += e0 * e0 - e1 * e1;
+        }
+    int on = 0;
+    for (int i = 0; i < nr; i++) {
+        if (r->on[i] != (gain[i] > 0))
+            fail_msg("region %d: on %d, but its gain is %lld", i, r->on[i], (long long)gain[i]);
+        on += r->on[i];
+    }
+    free(gain);
+    free(out);
+    free(all.on);
+    return on;
 }
 
 /* The fit on a blurred camera crop: enabled, lower error than the blurred
@@ -303,20 +350,29 @@ static void test_fit_threads(void **state)
             for (int x = 0; x < w; x++)
                 orig[y * w + x] = scale * img.pix[(y % ch) * cw + x % cw];
         blur_plane(orig, w, h, blur);
+        /* Blurred in the first quarter of the rows of every other region,
+         * and in the other three quarters of the rest; exact elsewhere, where
+         * the filter can only harm: a region's switch depends on all its
+         * rows. */
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                if ((y % 64 < 16) == ((x / 64 + y / 64) % 2 == 0))
+                    blur[y * w + x] = orig[y * w + x];
         const int maxval = 255 * scale;
         mmp_restore one, many;
         assert_int_equal(mmp_restore_init(&one, w, h), 0);
         assert_int_equal(mmp_restore_init(&many, w, h), 0);
         assert_int_equal(mmp_restore_fit(&one, blur, orig, w, w, h, maxval, 10.0 * scale * scale, 1), 0);
         assert_int_equal(one.enabled, 1);
+        const int on = assert_on_by_gain(&one, blur, orig, w, h, maxval);
         for (int threads = 2; threads <= 5; threads += 3) {
             assert_int_equal(
                 mmp_restore_fit(&many, blur, orig, w, w, h, maxval, 10.0 * scale * scale, threads),
                 0);
             assert_same_filter(&one, &many);
         }
-        print_message("maxval %d: %d filters, the same on 1, 2 and 5 threads\n", maxval,
-                      one.nfilters);
+        print_message("maxval %d: %d filters, %d of %d regions on, the same on 1, 2 and 5 threads\n",
+                      maxval, one.nfilters, on, one.rw * one.rh);
         mmp_restore_free(&one);
         mmp_restore_free(&many);
     }
