@@ -7,6 +7,7 @@
 
 #include "common/bits.h"
 #include "common/error.h"
+#include "common/wait.h"
 
 #define N MMP_RF_TAPS
 /* Rounds of fitting the filters and switching regions. */
@@ -257,8 +258,11 @@ static double merge_cost(const stats *g, const double *d, int i, int j)
     return solve(&u, c) - d[i] - d[j];
 }
 
-/* A merge's new pair costs go to the threads while more groups than this
- * are left: fewer solves cost less than starting the threads. */
+/* A merge's new pair costs (a solve per group left) go to the threads
+ * while more groups than this are left, and only where every thread has a
+ * core: on sixteen threads that saved about 7 ms of camera's fit, on
+ * opencl's 64 (on sixteen cores) it cost about 15 ms
+ * (docs/results/wavefront-2026-11-23.md, "Sixteenth session"). */
 #define MERGE_PAR_MIN 16
 
 /* Classes merged into at most MMP_RF_MAX_FILTERS groups: greedy merging of
@@ -271,6 +275,8 @@ static void merge_classes(const stats *st, double lambda, int nt, mmp_restore *r
 {
     stats g[MMP_RF_CLASSES];
     double d[MMP_RF_CLASSES], c[N], du[MMP_RF_CLASSES][MMP_RF_CLASSES];
+    const int step_par = nt > 1 && mmp_may_spin(nt);
+    (void)step_par; /* without OpenMP */
     int grp[MMP_RF_CLASSES], alive[MMP_RF_CLASSES], ng = 0;
     for (int k = 0; k < MMP_RF_CLASSES; k++) {
         grp[k] = -1;
@@ -331,7 +337,7 @@ static void merge_classes(const stats *st, double lambda, int nt, mmp_restore *r
         d[bi] = solve(&g[bi], c);
         alive[bj] = 0;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && cur > MERGE_PAR_MIN) \
+#pragma omp parallel for schedule(static) num_threads(nt) if (step_par && cur > MERGE_PAR_MIN) \
     default(none) shared(g, d, du, alive, ng, bi)
 #endif
         for (int k = 0; k < ng; k++)
@@ -368,7 +374,7 @@ static void merge_classes(const stats *st, double lambda, int nt, mmp_restore *r
  * The plane through `all` (every region on, so cls, the classes of the
  * whole plane, are those mmp_restore_apply would find) into flt, and each
  * region's change of squared error into gain: in bands of rows on up to nt
- * threads, each band's sums in g64 (rows of r->rw regions). Every error and
+ * threads, each band's sums in g64 (a row of all->rw regions per band). Every error and
  * square is an integer and a region's sum stays far below 2^53, so the sums
  * are exact in any order, the same doubles as one raster pass.
  */

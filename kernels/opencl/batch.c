@@ -343,7 +343,7 @@ static void complete_oldest(ocl *ce)
  * every sleeper: with many host threads, waking them all for each batch
  * cost more system time than the search's own work.
  */
-static void serve(ocl *ce, request *rq)
+static void sleep_until_done(ocl *ce, request *rq)
 {
     if (rq->done)
         return;
@@ -517,9 +517,9 @@ static void request_free(ocl *ce, request *rq)
 }
 
 /*
- * The op submit: the call joins the queue of requests, and goes to the
- * device at once if a batch is free (else with the next batch that a
- * waiting thread launches); wait() serves the batches until it is done.
+ * The op submit: the call joins the queue of requests, which the driver
+ * sends with the next batch it launches; wait() sleeps until the driver
+ * has handed out its results.
  */
 int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
                int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out,
@@ -547,32 +547,20 @@ int ocl_wait(void *state, mmp_engine_ticket *tk)
     ocl *ce = state;
     request *rq = tk->call;
     pthread_mutex_lock(&ce->lock);
-    serve(ce, rq);
+    sleep_until_done(ce, rq);
     const int err = rq->err;
     request_free(ce, rq);
     pthread_mutex_unlock(&ce->lock);
     return err;
 }
 
-/* The op match: the request queued, then served until done by this
- * thread. */
+/* The op match: submit, then wait at once. */
 int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out)
 {
-    ocl *ce = state;
-    (void)t;
-    request *rq = request_new(ce, orig, pred, nmodes, real, lh, lw, out);
-    if (!rq)
-        return MMP_ENOMEM;
-    int err = enqueue(ce, rq);
-    pthread_mutex_lock(&ce->lock);
-    if (!err) {
-        serve(ce, rq);
-        err = rq->err;
-    }
-    request_free(ce, rq);
-    pthread_mutex_unlock(&ce->lock);
-    return err;
+    mmp_engine_ticket tk;
+    const int err = ocl_submit(state, t, orig, pred, nmodes, real, lh, lw, out, &tk);
+    return err ? err : ocl_wait(state, &tk);
 }
 
 void mmp_opencl_batch_counts(void *state, long *calls, long *batches)
