@@ -261,7 +261,7 @@ static double merge_cost(const stats *g, const double *d, int i, int j)
 /* A merge's new pair costs (a solve per group left) go to the threads
  * while more groups than this are left, and only where every thread has a
  * core: on sixteen threads that saved about 7 ms of camera's fit, on
- * opencl's 64 (on sixteen cores) it cost about 15 ms
+ * opencl's 64 (on sixteen cores) it cost 15 to 20 ms
  * (docs/results/wavefront-2026-11-23.md, "Sixteenth session"). */
 #define MERGE_PAR_MIN 16
 
