@@ -751,7 +751,18 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
                         b > MMP_LOG2_PMIN && (!nn || b > a - 1)};
     if (!can[MMP_FLAG_SPLIT_H] && !can[MMP_FLAG_SPLIT_V])
         return search_leaf(s, v, y0, x0, a, b, tok, nt);
-    node n = {.s = s, .v = v, .y0 = y0, .x0 = x0, .a = a, .b = b, .tok = tok, .nt = nt};
+    /* Field by field: an initializer would clear the splits' views and
+     * tokens (16 KB), which are all written before they are read. */
+    node n;
+    n.s = s;
+    n.v = v;
+    n.y0 = y0;
+    n.x0 = x0;
+    n.a = a;
+    n.b = b;
+    n.tok = tok;
+    n.nt = nt;
+    n.leaf = INT64_MAX;
     for (int f = 0; f < 3; f++)
         atomic_init(&n.r.j[f], INT64_MAX);
     for (int f = MMP_FLAG_SPLIT_H; f <= MMP_FLAG_SPLIT_V; f++) {

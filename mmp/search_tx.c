@@ -112,8 +112,79 @@ static double mag_rate(const mmp_tx_costs *c, int mc, int v)
 
 #define PAD (MMP_B + 2)
 
+static int bit_length(uint32_t v)
+{
+    int n = 0;
+    while (v) {
+        n++;
+        v >>= 1;
+    }
+    return n;
+}
+
+/* mmp_tx_code_levels' traversal in its cost direction, symbol for symbol,
+ * without its coding and decoding branches, and stopped once past `most`
+ * (every symbol's cost is at least zero). */
+uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
+                     const uint16_t *scan, int last, uint64_t most)
+{
+    const int w = 1 << b, area = 1 << (a + b), ps = mmp_pscale(a, b);
+    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    uint64_t bits = c->cbf[ps][last >= 0];
+    if (last < 0)
+        return bits;
+    const int g = bit_length((uint32_t)last);
+    bits += c->last[ps][g] + (g >= 2 ? (uint64_t)(g - 1) << MMP_COST_SHIFT : 0);
+    /* The leaf's rows and the two below, which the contexts read. */
+    uint8_t mag[PAD * PAD];
+    memset(mag, 0, (size_t)PAD * ((1 << a) + 2));
+    const int sig_base = size_class * MMP_TX_POS_CLASSES * MMP_TX_SIG_NB;
+    for (int i = last; i >= 0; i--) {
+        const int pos = scan[i], y = pos >> b, x = pos & (w - 1);
+        const int v = level[pos];
+        const uint8_t *t = mag + y * PAD + x;
+        const int dg = y + x;
+        if (i < last) {
+            const int nz =
+                (t[1] > 0) + (t[2] > 0) + (t[PAD] > 0) + (t[2 * PAD] > 0) + (t[PAD + 1] > 0);
+            const int pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
+            bits += c->sig[sig_base + pc * MMP_TX_SIG_NB +
+                           (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1)][v != 0];
+            if (!v)
+                continue;
+        }
+        const int sum = t[1] + t[2] + t[PAD] + t[2 * PAD] + t[PAD + 1];
+        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
+                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        const int absv = v < 0 ? -v : v;
+        if (absv - 1 < MMP_TX_ESCAPE) {
+            bits += c->mag[mc][absv - 1];
+        } else {
+            /* The escape, then Exp-Golomb's prefix of k ones (a zero after
+             * unless k is the most) and k bits. */
+            bits += c->mag[mc][MMP_TX_ESCAPE];
+            const int kk = bit_length((uint32_t)(absv - MMP_TX_ESCAPE)) - 1;
+            int k = 0;
+            for (; k < MMP_TX_MAX_PREFIX; k++) {
+                const int e = k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1;
+                bits += c->eg[e][k < kk];
+                if (k >= kk)
+                    break;
+            }
+            bits += (uint64_t)k << MMP_COST_SHIFT;
+        }
+        bits += 1u << MMP_COST_SHIFT; /* the sign */
+        mag[y * PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
+        if (bits > most)
+            return bits;
+    }
+    return bits;
+}
+
 /*
- * Rate-distortion optimised quantisation: from the rounded levels, in
+ * Rate-distortion optimised quantisation (into lv; returns the scan index of
+ * the last level not zero, or -1): from the rounded levels, last0 the scan
+ * index of the last not zero (or -1), in
  * reverse scan order each level may become one less or zero, whichever
  * lowers distortion (in the transform domain) plus lambda times its rate
  * under the frozen costs with the contexts of the levels already decided;
@@ -121,8 +192,8 @@ static double mag_rate(const mmp_tx_costs *c, int mc, int v)
  * mmp_tx_code_levels; the caller measures the result exactly, so an
  * approximation here can only cost efficiency, never correctness.
  */
-static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t step, int a,
-                 int b, int32_t *lv)
+static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t step, int a,
+                int b, int last0, int32_t *lv)
 {
     const int area = 1 << (a + b), w = 1 << b, ps = mmp_pscale(a, b);
     const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
@@ -133,16 +204,13 @@ static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t 
     const double wgt = (double)step * (double)step / (256.0 * ((a + b) & 1 ? 2 : 1)) * 65536.0;
     const double lam = (double)t->lambda_q8;
     double x[MMP_B * MMP_B];
-    int last0 = -1;
-    for (int i = 0; i < area; i++) {
-        const int pos = scan[i];
-        x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
-        if (floor(x[i] + 0.5) > 0)
-            last0 = i;
-    }
     memset(lv, 0, sizeof(int32_t) * area);
     if (last0 < 0)
-        return;
+        return -1;
+    for (int i = 0; i <= last0; i++) {
+        const int pos = scan[i];
+        x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
+    }
     uint8_t mag[PAD * PAD] = {0};
     double cost[MMP_B * MMP_B], sigr[MMP_B * MMP_B], dz[MMP_B * MMP_B];
     int32_t chosen[MMP_B * MMP_B];
@@ -201,6 +269,7 @@ static void rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t 
         const int pos = scan[i];
         lv[pos] = f[pos] < 0 ? -chosen[i] : chosen[i];
     }
+    return best_last;
 }
 
 /* Rounding offsets of the deadzone quantiser tried, in 1/64 of a step. */
@@ -227,24 +296,30 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
         const int64_t d = (int64_t)orig[i] - pred[i];
         energy += d * d;
     }
+    /* The positions that any candidate may make non-zero, in scan order:
+     * those of 2 |F| >= den, where rounding to nearest (the most any offset
+     * gives, and where RDOQ starts) makes a level. Where there is none,
+     * every candidate is the prediction alone. */
+    const uint16_t *scan = mmp_tx_scan_of(t->scans, a, b);
+    int act[MMP_B * MMP_B], nact = 0;
     int zero_only = energy < mmp_tx_zero_sse(t->step_q4, a, b);
     if (!zero_only) {
         forward(orig, pred, a, b, f);
-        int64_t fmax = 0;
         for (int i = 0; i < area; i++) {
-            const int64_t m = f[i] < 0 ? -f[i] : f[i];
-            fmax = m > fmax ? m : fmax;
+            const int64_t m = f[scan[i]] < 0 ? -f[scan[i]] : f[scan[i]];
+            if (2 * m >= den)
+                act[nact++] = i;
         }
-        zero_only = 2 * fmax < den;
+        zero_only = !nact;
     }
     /* |F| = q * den + rem once: the level at rounding offset o / 64 is then
      * q + (64 rem >= (64 - o) den), floor(|F| / den + o / 64), without a
      * division per offset. */
     int64_t quo[MMP_B * MMP_B], rem[MMP_B * MMP_B];
-    for (int i = 0; i < area && !t->rdoq_only && !zero_only; i++) {
-        const int64_t m = f[i] < 0 ? -f[i] : f[i];
-        quo[i] = m / den;
-        rem[i] = m - quo[i] * den;
+    for (int k = 0; k < nact && !t->rdoq_only; k++) {
+        const int64_t m = f[scan[act[k]]] < 0 ? -f[scan[act[k]]] : f[scan[act[k]]];
+        quo[k] = m < den ? 0 : m / den;
+        rem[k] = m - quo[k] * den;
     }
     /* The levels tried so far: a set of levels already measured is not
      * measured again (it could not win a tie). */
@@ -254,34 +329,38 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     int64_t best = limit;
     const int o_last = zero_only ? NOFFSETS : NOFFSETS + 1;
     for (int o = t->rdoq_only || zero_only ? NOFFSETS : 0; o <= o_last; o++) {
-        int nz = 0;
+        /* last: the scan index of the last level not zero, or -1 */
+        int last = -1;
+        memset(lv, 0, sizeof(int32_t) * area);
         if (o == NOFFSETS + 1) {
-            rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, lv);
-            for (int i = 0; i < area; i++)
-                nz += lv[i] != 0;
-            if (!nz)
+            last = rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, act[nact - 1], lv);
+            if (last < 0)
                 continue;
         } else if (o < NOFFSETS) {
             const int64_t cut = (64 - offsets[o]) * den;
-            for (int i = 0; i < area; i++) {
-                int64_t q = quo[i] + (64 * rem[i] >= cut);
+            for (int k = 0; k < nact; k++) {
+                int64_t q = quo[k] + (64 * rem[k] >= cut);
                 q = q > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : q;
-                lv[i] = (int32_t)(f[i] < 0 ? -q : q);
-                nz += q != 0;
+                const int pos = scan[act[k]];
+                lv[pos] = (int32_t)(f[pos] < 0 ? -q : q);
+                if (q)
+                    last = act[k];
             }
-        } else {
-            /* no coefficient: the prediction alone */
-            memset(lv, 0, sizeof(int32_t) * area);
         }
+        /* else no coefficient: the prediction alone */
+        const int nz = last >= 0;
         int seen = 0;
         for (int k = 0; k < ntried && !seen; k++)
             seen = !memcmp(tried[k], lv, sizeof(int32_t) * area);
         if (seen)
             continue;
         memcpy(tried[ntried++], lv, sizeof(int32_t) * area);
-        const uint64_t bits = mmp_tx_code_levels(NULL, NULL, NULL, t->cost, lv, a, b,
-                                                 mmp_tx_scan_of(t->scans, a, b));
-        const int64_t rate = t->lambda_q8 * (int64_t)bits;
+        /* Rates of more than most bits lose: lambda_q8 * bits >= best. */
+        const uint64_t most = best <= 0                                  ? 0
+                              : best == INT64_MAX || t->lambda_q8 <= 0 ? UINT64_MAX
+                                                                        : (uint64_t)((best - 1) / t->lambda_q8);
+        const uint64_t bits = mmp_tx_rate(t->cost, lv, a, b, scan, last, most);
+        const int64_t rate = bits > most ? best : t->lambda_q8 * (int64_t)bits;
         if (rate >= best)
             continue; /* J >= rate: it cannot win */
         /* Row by row, each row's residual as it is needed, until J reaches

@@ -33,6 +33,14 @@ void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f);
  * level any quantiser offset or RDOQ gives is zero, without the transform. */
 int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b);
 
+/* The cost in 1/256 bit of a leaf's levels that mmp_tx_code_levels gives
+ * under costs c (cost set), where it is at most `most`; otherwise some value
+ * above `most`, found without the rest of the leaf: the search needs no
+ * more of a candidate whose rate alone loses. last is the scan index of the
+ * last level not zero (-1: none), which the search knows. */
+uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
+                     const uint16_t *scan, int last, uint64_t most);
+
 /* The quantiser index for a plane searched at lambda_q8 (on the plane's
  * sample scale): a step of 3.9 * sqrt(lambda) (search_tx.c). */
 int mmp_tx_qi_for_lambda(int64_t lambda_q8);

@@ -500,6 +500,43 @@ static void test_levels_round_trip(void **state)
 /* The coefficient syntax pinned: the bytes of a fixed set of leaves. A
  * change of a context, a binarisation or a model's start changes them,
  * which the round trip above cannot see (both sides would change alike). */
+/*
+ * mmp_tx_rate, the search's rate of a leaf's levels, is the cost direction
+ * of mmp_tx_code_levels, cut short above `most`: the same value where that
+ * is at most `most`, and more than `most` otherwise, under random costs
+ * (each symbol's own), on every leaf shape and on levels of every kind.
+ */
+static void test_rate_is_syntax_cost(void **state)
+{
+    (void)state;
+    rng_seed(23);
+    mmp_tx_scans sc;
+    mmp_tx_scans_init(&sc);
+    for (int t = 0; t < 4000; t++) {
+        mmp_tx_costs c;
+        uint32_t *cw = (uint32_t *)&c;
+        for (size_t i = 0; i < sizeof c / sizeof *cw; i++)
+            cw[i] = (uint32_t)rng_below(t % 3 ? 3000 : 40);
+        const int a = 2 + (int)rng_below(3), b = 2 + (int)rng_below(3), n = 1 << (a + b);
+        const uint16_t *scan = mmp_tx_scan_of(&sc, a, b);
+        int32_t lv[256];
+        draw_levels(lv, n, t % 5);
+        if (t % 7 == 0)
+            memset(lv, 0, sizeof(int32_t) * n);
+        int last = n - 1;
+        while (last >= 0 && !lv[scan[last]])
+            last--;
+        const uint64_t want = mmp_tx_code_levels(NULL, NULL, NULL, &c, lv, a, b, scan);
+        assert_true(mmp_tx_rate(&c, lv, a, b, scan, last, UINT64_MAX) == want);
+        const uint64_t most = rng_below(2) ? want : rng_below((uint32_t)(want + 1));
+        const uint64_t got = mmp_tx_rate(&c, lv, a, b, scan, last, most);
+        if (want <= most ? got != want : got <= most)
+            fail_msg("leaf %d (%dx%d): rate %llu under most %llu, syntax %llu", t, 1 << a,
+                     1 << b, (unsigned long long)got, (unsigned long long)most,
+                     (unsigned long long)want);
+    }
+}
+
 static void test_levels_known_bytes(void **state)
 {
     (void)state;
@@ -669,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_levels_round_trip),
         cmocka_unit_test(test_levels_known_bytes),
+        cmocka_unit_test(test_rate_is_syntax_cost),
         cmocka_unit_test(test_files_round_trip),
         cmocka_unit_test(test_seq_omp_same_bytes),
     };
