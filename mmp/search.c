@@ -349,30 +349,34 @@ static void residual_emit(const mmp_search *s, const mmp_match *mt, const uint8_
  * multiples of 4), each 4 x 4 sum halved with rounding. */
 static int64_t satd(const int32_t *d, int h, int w)
 {
+    /* In 32 bits: |d| <= 65535, so a coefficient of a 4 x 4 Hadamard
+     * transform is below 2^20 and a block's sum of them below 2^24. The
+     * columns first, four at a time, then the rows: the same coefficients
+     * as rows first. */
     int64_t total = 0;
     for (int y0 = 0; y0 < h; y0 += 4)
         for (int x0 = 0; x0 < w; x0 += 4) {
-            int64_t t[16], sum = 0;
-            for (int y = 0; y < 4; y++) {
-                const int32_t *r = d + (y0 + y) * w + x0;
-                const int64_t s0 = (int64_t)r[0] + r[1], s1 = (int64_t)r[2] + r[3];
-                const int64_t d0 = (int64_t)r[0] - r[1], d1 = (int64_t)r[2] - r[3];
-                t[y * 4 + 0] = s0 + s1;
-                t[y * 4 + 1] = s0 - s1;
-                t[y * 4 + 2] = d0 + d1;
-                t[y * 4 + 3] = d0 - d1;
-            }
+            const int32_t *r0 = d + y0 * w + x0, *r1 = r0 + w, *r2 = r1 + w, *r3 = r2 + w;
+            int32_t t[4][4];
             for (int x = 0; x < 4; x++) {
-                const int64_t s0 = t[x] + t[4 + x], s1 = t[8 + x] + t[12 + x];
-                const int64_t d0 = t[x] - t[4 + x], d1 = t[8 + x] - t[12 + x];
-                sum += llabs(s0 + s1) + llabs(s0 - s1) + llabs(d0 + d1) + llabs(d0 - d1);
+                const int32_t s0 = r0[x] + r1[x], s1 = r2[x] + r3[x];
+                const int32_t d0 = r0[x] - r1[x], d1 = r2[x] - r3[x];
+                t[0][x] = s0 + s1;
+                t[1][x] = s0 - s1;
+                t[2][x] = d0 + d1;
+                t[3][x] = d0 - d1;
+            }
+            int32_t sum = 0;
+            for (int y = 0; y < 4; y++) {
+                const int32_t s0 = t[y][0] + t[y][1], s1 = t[y][2] + t[y][3];
+                const int32_t d0 = t[y][0] - t[y][1], d1 = t[y][2] - t[y][3];
+                sum += abs(s0 + s1) + abs(s0 - s1) + abs(d0 + d1) + abs(d0 - d1);
             }
             total += (sum + 1) >> 1;
         }
     return total;
 }
 
-/* The SATD of orig - pred over the real pixels (real NULL: all). */
 static int64_t residual_satd(const int32_t *orig, const int32_t *pred, const uint8_t *real, int h,
                              int w)
 {
