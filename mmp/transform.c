@@ -75,25 +75,14 @@ void mmp_tx_inverse_begin(mmp_tx_inv *s, const int32_t *level, int a, int b, int
             s->cols[s->nc++] = l;
 }
 
-void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res)
+/* The row pass of one row, from its column transforms t[j] (at the columns
+ * s->cols[j]): u[x] = sum_j t[j] T_w[cols[j]][x], |u| < 2^53, by even and
+ * odd columns: T_w[l][w - 1 - x] = (-1)^l T_w[l][x], so with e and o the
+ * even and odd columns' parts of u[x], u[w - 1 - x] = e - o. The same exact
+ * sums in half the multiplications. */
+static void inverse_row_pass(const mmp_tx_inv *s, const int64_t *t, int32_t *res)
 {
-    const int w = 1 << s->b, sh = 16 >> s->a, sw = 16 >> s->b;
-    /* Column transforms at row y: t[l] = sum_k T_h[k][y] d[k][l],
-     * |t| <= 16 * 90 * 2^31 < 2^42. */
-    int64_t t[MMP_B];
-    for (int j = 0; j < s->nc; j++) {
-        const int l = s->cols[j];
-        int64_t acc = 0;
-        for (int i = 0; i < s->nr; i++)
-            acc += (int64_t)mmp_tx_matrix16[s->rows[i] * sh][y] * s->d[s->rows[i] * w + l];
-        t[j] = acc;
-    }
-    /* The row: u[x] = sum_l t[l] T_w[l][x], |u| < 2^53, by even and odd
-     * columns l: T_w[l][w - 1 - x] = (-1)^l T_w[l][x], so with e and o the
-     * even and odd columns' parts of u[x], u[w - 1 - x] = e - o. The same
-     * exact sums in half the multiplications. (The column transforms above
-     * could pair rows y and h - 1 - y alike, but the search's candidates
-     * mostly stop within the first rows, before any pair's second row.) */
+    const int w = 1 << s->b, sw = 16 >> s->b;
     for (int x = 0; x < w / 2; x++) {
         int64_t e = 0, o = 0;
         for (int j = 0; j < s->nce; j++)
@@ -107,13 +96,55 @@ void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res)
     }
 }
 
+void mmp_tx_inverse_row(const mmp_tx_inv *s, int y, int32_t *res)
+{
+    const int w = 1 << s->b, sh = 16 >> s->a;
+    /* Column transforms at row y: t[l] = sum_k T_h[k][y] d[k][l],
+     * |t| <= 16 * 90 * 2^31 < 2^42. (The search's candidates mostly stop
+     * within the first rows, so rows come one at a time here; a whole
+     * inverse pairs them, mmp_tx_inverse.) */
+    int64_t t[MMP_B];
+    for (int j = 0; j < s->nc; j++) {
+        const int l = s->cols[j];
+        int64_t acc = 0;
+        for (int i = 0; i < s->nr; i++)
+            acc += (int64_t)mmp_tx_matrix16[s->rows[i] * sh][y] * s->d[s->rows[i] * w + l];
+        t[j] = acc;
+    }
+    inverse_row_pass(s, t, res);
+}
+
 void mmp_tx_inverse(const int32_t *level, int a, int b, int64_t step_q4, int32_t maxval,
                     int32_t *res, int stride)
 {
     mmp_tx_inv s;
     mmp_tx_inverse_begin(&s, level, a, b, step_q4, maxval);
-    for (int y = 0; y < 1 << a; y++)
-        mmp_tx_inverse_row(&s, y, res + (long)y * stride);
+    const int h = 1 << a, w = 1 << b, sh = 16 >> a;
+    /* Rows y and h - 1 - y together: T_h[k][h - 1 - y] = (-1)^k T_h[k][y],
+     * so with the even and odd rows k's parts of a column transform at y,
+     * the one at h - 1 - y is their difference: half the multiplications. */
+    int ev[MMP_B], od[MMP_B], ne = 0, no = 0;
+    for (int i = 0; i < s.nr; i++) {
+        if (s.rows[i] & 1)
+            od[no++] = s.rows[i];
+        else
+            ev[ne++] = s.rows[i];
+    }
+    for (int y = 0; y < h / 2; y++) {
+        int64_t t0[MMP_B], t1[MMP_B];
+        for (int j = 0; j < s.nc; j++) {
+            const int l = s.cols[j];
+            int64_t e = 0, o = 0;
+            for (int i = 0; i < ne; i++)
+                e += (int64_t)mmp_tx_matrix16[ev[i] * sh][y] * s.d[ev[i] * w + l];
+            for (int i = 0; i < no; i++)
+                o += (int64_t)mmp_tx_matrix16[od[i] * sh][y] * s.d[od[i] * w + l];
+            t0[j] = e + o;
+            t1[j] = e - o;
+        }
+        inverse_row_pass(&s, t0, res + (long)y * stride);
+        inverse_row_pass(&s, t1, res + (long)(h - 1 - y) * stride);
+    }
 }
 
 /* ------------------------------------------------------------ scans */
