@@ -1,5 +1,6 @@
 /* Bit lengths, shared by the syntaxes that code a number as its length and
- * the bits below its leading one (exact alpha, the restoration filter). */
+ * the bits below its leading one (exact alpha, the restoration filter, the
+ * transform's last position and escapes) and the search's rate of them. */
 #ifndef MMP_COMMON_BITS_H
 #define MMP_COMMON_BITS_H
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/bits.h"
 #include "common/scales.h"
 
 /* RDOQ's decisions use doubles: the same bytes from every build and machine
@@ -112,16 +113,6 @@ static double mag_rate(const mmp_tx_costs *c, int mc, int v)
 
 #define PAD (MMP_B + 2)
 
-static int bit_length(uint32_t v)
-{
-    int n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
 /* mmp_tx_code_levels' traversal in its cost direction, symbol for symbol,
  * without its coding and decoding branches, and stopped once past `most`
  * (every symbol's cost is at least zero). */
@@ -133,7 +124,7 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
     uint64_t bits = c->cbf[ps][last >= 0];
     if (last < 0)
         return bits;
-    const int g = bit_length((uint32_t)last);
+    const int g = mmp_bit_length((uint32_t)last);
     bits += c->last[ps][g] + (g >= 2 ? (uint64_t)(g - 1) << MMP_COST_SHIFT : 0);
     /* The leaf's rows and the two below, which the contexts read. */
     uint8_t mag[PAD * PAD];
@@ -163,7 +154,7 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
             /* The escape, then Exp-Golomb's prefix of k ones (a zero after
              * unless k is the most) and k bits. */
             bits += c->mag[mc][MMP_TX_ESCAPE];
-            const int kk = bit_length((uint32_t)(absv - MMP_TX_ESCAPE)) - 1;
+            const int kk = mmp_bit_length((uint32_t)(absv - MMP_TX_ESCAPE)) - 1;
             int k = 0;
             for (; k < MMP_TX_MAX_PREFIX; k++) {
                 const int e = k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1;

@@ -2,6 +2,7 @@
 #include "mmp/transform.h"
 
 #include "common/arith.h"
+#include "common/bits.h"
 
 /* HEVC's core transform: about 64 * sqrt(2) * cos((2n + 1) k pi / 32), row k
  * = frequency, with row 0 all 64 (docs/format.md 4.4). */
@@ -244,16 +245,6 @@ static int tbits(tx_io *io, int v, int n)
     return r;
 }
 
-static int bit_length(uint32_t v)
-{
-    int n = 0;
-    while (v) {
-        n++;
-        v >>= 1;
-    }
-    return n;
-}
-
 /* Padded magnitudes: two zero columns and rows past the leaf. */
 #define PAD (MMP_B + 2)
 
@@ -277,7 +268,7 @@ uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
     if (!cbf)
         return io.bits;
     /* The last position's bit length, then its bits below the leading one. */
-    int g = coding ? bit_length((uint32_t)last) : 0;
+    int g = coding ? mmp_bit_length((uint32_t)last) : 0;
     g = tsym(&io, cost ? NULL : &m->last[ps], cost ? cost->last[ps] : NULL, g);
     if (g >= 2)
         last = (1 << (g - 1)) + tbits(&io, coding ? last - (1 << (g - 1)) : 0, g - 1);
@@ -309,7 +300,7 @@ uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
             /* Exp-Golomb of order 0: k ones (at most MMP_TX_MAX_PREFIX),
              * a zero unless k is the most, then k bits. */
             const int rem = absv - 1 - MMP_TX_ESCAPE;
-            const int kk = coding ? bit_length((uint32_t)rem + 1) - 1 : 0;
+            const int kk = coding ? mmp_bit_length((uint32_t)rem + 1) - 1 : 0;
             int k = 0;
             for (; k < MMP_TX_MAX_PREFIX; k++) {
                 const int e = k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1;
