@@ -174,8 +174,10 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
 
 /*
  * Rate-distortion optimised quantisation (into lv; returns the scan index of
- * the last level not zero, or -1): from the rounded levels, last0 the scan
- * index of the last not zero (or -1), in
+ * the last level not zero, or -1): from the rounded levels, whose last not
+ * zero is at scan index last0 (or -1: the last of 2 |F| >= den, which is
+ * floor(x + 0.5) > 0 for x = |F| / den exactly: den < 2^45, so where
+ * 2 |F| < den, x is at most 1/2 - 2^-46 and x + 0.5 rounds below 1), in
  * reverse scan order each level may become one less or zero, whichever
  * lowers distortion (in the transform domain) plus lambda times its rate
  * under the frozen costs with the contexts of the levels already decided;
