@@ -38,7 +38,8 @@ int mmp_tx_qi_for_lambda(int64_t lambda_q8)
  * rows are the n / 2-point transform of the sums. The sums are those of the
  * matrix product, exactly (integers), in fewer multiplications.
  */
-static void forward_1d(const int64_t *in, int is, int n, int s, int64_t *out, int os)
+static inline __attribute__((always_inline)) void
+forward_1d(const int64_t *in, int is, const int n, int s, int64_t *out, int os)
 {
     if (n == 1) {
         out[0] = mmp_tx_matrix16[0][0] * in[0];
@@ -57,7 +58,14 @@ static void forward_1d(const int64_t *in, int is, int n, int s, int64_t *out, in
             acc += t[x] * o[x];
         out[k * os] = acc;
     }
-    forward_1d(e, 1, h, 2 * s, out, 2 * os);
+    /* the even rows: the h-point transform of the sums, n a constant at
+     * every call so that each size's loops unroll */
+    switch (h) {
+    case 8: forward_1d(e, 1, 8, 2 * s, out, 2 * os); break;
+    case 4: forward_1d(e, 1, 4, 2 * s, out, 2 * os); break;
+    case 2: forward_1d(e, 1, 2, 2 * s, out, 2 * os); break;
+    default: out[0] = mmp_tx_matrix16[0][0] * e[0];
+    }
 }
 
 /* mmp_tx_forward of the residual orig - pred (pred NULL: orig). */
@@ -68,9 +76,17 @@ static void forward(const int32_t *orig, const int32_t *pred, int a, int b, int6
     for (int i = 0; i < h * w; i++)
         in[i] = (int64_t)orig[i] - (pred ? pred[i] : 0);
     for (int y = 0; y < h; y++)
-        forward_1d(in + y * w, 1, w, 16 >> b, g + y * w, 1);
+        switch (b) {
+        case 4: forward_1d(in + y * w, 1, 16, 1, g + y * w, 1); break;
+        case 3: forward_1d(in + y * w, 1, 8, 2, g + y * w, 1); break;
+        default: forward_1d(in + y * w, 1, 4, 4, g + y * w, 1);
+        }
     for (int l = 0; l < w; l++)
-        forward_1d(g + l, w, h, 16 >> a, f + l, w);
+        switch (a) {
+        case 4: forward_1d(g + l, w, 16, 1, f + l, w); break;
+        case 3: forward_1d(g + l, w, 8, 2, f + l, w); break;
+        default: forward_1d(g + l, w, 4, 4, f + l, w);
+        }
 }
 
 void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f)
