@@ -29,24 +29,21 @@ int mmp_tx_qi_for_lambda(int64_t lambda_q8)
 }
 
 /*
- * out[k * os] = sum over x < n of T[k * s][x] in[x * is], for k < n, where
- * T is mmp_tx_matrix16 and s = 16 / n (the n-point matrix is every s-th row
- * of the 16-point one, cut to n columns), by even and odd halves: row k of
- * the n-point matrix is symmetric for even k and antisymmetric for odd k
- * (T[k s][n - 1 - x] = (-1)^k T[k s][x]), so the odd rows need the
- * differences in[x] - in[n - 1 - x] of the first half alone, and the even
- * rows are the n / 2-point transform of the sums. The sums are those of the
- * matrix product, exactly (integers), in fewer multiplications.
+ * The n-point transform out[k * os] = sum over x < n of T[k * s][x]
+ * in[x * is], for k < n, where T is mmp_tx_matrix16 and s = 16 / n (the
+ * n-point matrix is every s-th row of the 16-point one, cut to n columns),
+ * by even and odd halves: row k of the n-point matrix is symmetric for even
+ * k and antisymmetric for odd k (T[k s][n - 1 - x] = (-1)^k T[k s][x]), so
+ * the odd rows need the differences in[x] - in[n - 1 - x] of the first half
+ * alone, and the even rows are the n / 2-point transform of the sums. The
+ * sums are those of the matrix product, exactly (integers), in fewer
+ * multiplications. forward_odd makes the odd rows and the sums e.
  */
-static inline __attribute__((always_inline)) void
-forward_1d(const int64_t *in, int is, const int n, int s, int64_t *out, int os)
+static inline void forward_odd(const int64_t *in, int is, int n, int s, int64_t *out, int os,
+                               int64_t *e)
 {
-    if (n == 1) {
-        out[0] = mmp_tx_matrix16[0][0] * in[0];
-        return;
-    }
     const int h = n / 2;
-    int64_t e[MMP_B / 2], o[MMP_B / 2];
+    int64_t o[MMP_B / 2];
     for (int x = 0; x < h; x++) {
         e[x] = in[x * is] + in[(n - 1 - x) * is];
         o[x] = in[x * is] - in[(n - 1 - x) * is];
@@ -58,13 +55,46 @@ forward_1d(const int64_t *in, int is, const int n, int s, int64_t *out, int os)
             acc += t[x] * o[x];
         out[k * os] = acc;
     }
-    /* the even rows: the h-point transform of the sums, n a constant at
-     * every call so that each size's loops unroll */
-    switch (h) {
-    case 8: forward_1d(e, 1, 8, 2 * s, out, 2 * os); break;
-    case 4: forward_1d(e, 1, 4, 2 * s, out, 2 * os); break;
-    case 2: forward_1d(e, 1, 2, 2 * s, out, 2 * os); break;
-    default: out[0] = mmp_tx_matrix16[0][0] * e[0];
+}
+
+/* One function per size, so that each one's loops have constant bounds
+ * (and unroll); the even rows are the next smaller size's transform of
+ * the sums. */
+static inline void forward_2(const int64_t *in, int is, int s, int64_t *out, int os)
+{
+    int64_t e[1];
+    forward_odd(in, is, 2, s, out, os, e);
+    out[0] = mmp_tx_matrix16[0][0] * e[0];
+}
+
+static inline void forward_4(const int64_t *in, int is, int s, int64_t *out, int os)
+{
+    int64_t e[2];
+    forward_odd(in, is, 4, s, out, os, e);
+    forward_2(e, 1, 2 * s, out, 2 * os);
+}
+
+static inline void forward_8(const int64_t *in, int is, int s, int64_t *out, int os)
+{
+    int64_t e[4];
+    forward_odd(in, is, 8, s, out, os, e);
+    forward_4(e, 1, 2 * s, out, 2 * os);
+}
+
+static inline void forward_16(const int64_t *in, int is, int s, int64_t *out, int os)
+{
+    int64_t e[8];
+    forward_odd(in, is, 16, s, out, os, e);
+    forward_8(e, 1, 2 * s, out, 2 * os);
+}
+
+/* The n-point transform (n = 4, 8 or 16) of in[x * is] into out[k * os]. */
+static inline void forward_1d(const int64_t *in, int is, int n, int64_t *out, int os)
+{
+    switch (n) {
+    case 16: forward_16(in, is, 1, out, os); break;
+    case 8: forward_8(in, is, 2, out, os); break;
+    default: forward_4(in, is, 4, out, os);
     }
 }
 
@@ -76,17 +106,9 @@ static void forward(const int32_t *orig, const int32_t *pred, int a, int b, int6
     for (int i = 0; i < h * w; i++)
         in[i] = (int64_t)orig[i] - (pred ? pred[i] : 0);
     for (int y = 0; y < h; y++)
-        switch (b) {
-        case 4: forward_1d(in + y * w, 1, 16, 1, g + y * w, 1); break;
-        case 3: forward_1d(in + y * w, 1, 8, 2, g + y * w, 1); break;
-        default: forward_1d(in + y * w, 1, 4, 4, g + y * w, 1);
-        }
+        forward_1d(in + y * w, 1, w, g + y * w, 1);
     for (int l = 0; l < w; l++)
-        switch (a) {
-        case 4: forward_1d(g + l, w, 16, 1, f + l, w); break;
-        case 3: forward_1d(g + l, w, 8, 2, f + l, w); break;
-        default: forward_1d(g + l, w, 4, 4, f + l, w);
-        }
+        forward_1d(g + l, w, h, f + l, w);
 }
 
 void mmp_tx_forward(const int32_t *r, int a, int b, int64_t *f)
