@@ -394,6 +394,18 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
         const int64_t rate = bits > most ? best : t->lambda_q8 * (int64_t)bits;
         if (rate >= best)
             continue; /* J >= rate: it cannot win */
+        if (!nz && !real) {
+            /* The prediction alone: its distortion is the residual's
+             * energy (the prediction lies in [0, maxval], so clipping
+             * leaves it as it is). */
+            const int64_t j = (energy << 16) + rate;
+            if (j < best) {
+                best = j;
+                memset(level, 0, sizeof(int32_t) * area);
+                memset(res, 0, sizeof(int32_t) * area);
+            }
+            continue;
+        }
         /* Row by row, each row's residual as it is needed, until J reaches
          * best: most candidates lose (a leaf's modes are priced under the
          * best one's bound), and most of those lose within a few rows. */
