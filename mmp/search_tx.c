@@ -149,8 +149,6 @@ static double mag_rate(const mmp_tx_costs *c, int mc, int v)
     return r;
 }
 
-#define PAD (MMP_B + 2)
-
 /* mmp_tx_code_levels' traversal in its cost direction, symbol for symbol,
  * without its coding and decoding branches, and stopped once past `most`
  * (every symbol's cost is at least zero). */
@@ -158,33 +156,26 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
                      const uint16_t *scan, int last, uint64_t most)
 {
     const int w = 1 << b, area = 1 << (a + b), ps = mmp_pscale(a, b);
-    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    const int size_class = mmp_tx_size_class(area);
     uint64_t bits = c->cbf[ps][last >= 0];
     if (last < 0)
         return bits;
     const int g = mmp_bit_length((uint32_t)last);
     bits += c->last[ps][g] + (g >= 2 ? (uint64_t)(g - 1) << MMP_COST_SHIFT : 0);
     /* The leaf's rows and the two below, which the contexts read. */
-    uint8_t mag[PAD * PAD];
-    memset(mag, 0, (size_t)PAD * ((1 << a) + 2));
-    const int sig_base = size_class * MMP_TX_POS_CLASSES * MMP_TX_SIG_NB;
+    uint8_t mag[MMP_TX_PAD * MMP_TX_PAD];
+    memset(mag, 0, (size_t)MMP_TX_PAD * ((1 << a) + 2));
     for (int i = last; i >= 0; i--) {
         const int pos = scan[i], y = pos >> b, x = pos & (w - 1);
         const int v = level[pos];
-        const uint8_t *t = mag + y * PAD + x;
+        const uint8_t *t = mag + y * MMP_TX_PAD + x;
         const int dg = y + x;
         if (i < last) {
-            const int nz =
-                (t[1] > 0) + (t[2] > 0) + (t[PAD] > 0) + (t[2 * PAD] > 0) + (t[PAD + 1] > 0);
-            const int pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
-            bits += c->sig[sig_base + pc * MMP_TX_SIG_NB +
-                           (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1)][v != 0];
+            bits += c->sig[mmp_tx_sig_ctx(size_class, dg, t)][v != 0];
             if (!v)
                 continue;
         }
-        const int sum = t[1] + t[2] + t[PAD] + t[2 * PAD] + t[PAD + 1];
-        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
-                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        const int mc = mmp_tx_mag_ctx(size_class, dg, t);
         const int absv = v < 0 ? -v : v;
         if (absv - 1 < MMP_TX_ESCAPE) {
             bits += c->mag[mc][absv - 1];
@@ -203,7 +194,7 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
             bits += (uint64_t)k << MMP_COST_SHIFT;
         }
         bits += 1u << MMP_COST_SHIFT; /* the sign */
-        mag[y * PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
+        mag[y * MMP_TX_PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
         if (bits > most)
             return bits;
     }
@@ -227,7 +218,7 @@ static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t s
                 int b, int last0, int32_t *lv)
 {
     const int area = 1 << (a + b), w = 1 << b, ps = mmp_pscale(a, b);
-    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    const int size_class = mmp_tx_size_class(area);
     const mmp_tx_costs *c = t->cost;
     const uint16_t *scan = mmp_tx_scan_of(t->scans, a, b);
     /* J units: squared error << 16 against lambda_q8 times 1/256 bits; one
@@ -242,19 +233,14 @@ static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t s
         const int pos = scan[i];
         x[i] = (double)(f[pos] < 0 ? -f[pos] : f[pos]) / (double)den;
     }
-    uint8_t mag[PAD * PAD] = {0};
+    uint8_t mag[MMP_TX_PAD * MMP_TX_PAD] = {0};
     double cost[MMP_B * MMP_B], sigr[MMP_B * MMP_B], dz[MMP_B * MMP_B];
     int32_t chosen[MMP_B * MMP_B];
     for (int i = last0; i >= 0; i--) {
         const int pos = scan[i], y = pos >> b, xx = pos & (w - 1);
-        const uint8_t *tp = mag + y * PAD + xx;
-        const int nz = (tp[1] > 0) + (tp[2] > 0) + (tp[PAD] > 0) + (tp[2 * PAD] > 0) + (tp[PAD + 1] > 0);
-        const int sum = tp[1] + tp[2] + tp[PAD] + tp[2 * PAD] + tp[PAD + 1];
-        const int dg = y + xx, pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
-        const int sctx = (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
-                         (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
-        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
-                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        const uint8_t *tp = mag + y * MMP_TX_PAD + xx;
+        const int dg = y + xx;
+        const int sctx = mmp_tx_sig_ctx(size_class, dg, tp), mc = mmp_tx_mag_ctx(size_class, dg, tp);
         double r = floor(x[i] + 0.5);
         const int l0 = (int)(r > MMP_TX_MAX_LEVEL ? MMP_TX_MAX_LEVEL : r);
         dz[i] = x[i] * x[i] * wgt;
@@ -271,7 +257,7 @@ static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t s
         chosen[i] = bl;
         cost[i] = best;
         sigr[i] = lam * c->sig[sctx][bl != 0];
-        mag[y * PAD + xx] = (uint8_t)(bl < 15 ? bl : 15);
+        mag[y * MMP_TX_PAD + xx] = (uint8_t)(bl < 15 ? bl : 15);
     }
     /* The last position: none (cbf 0), or L with every later level zero. */
     double zeros = 0;

@@ -245,16 +245,13 @@ static int tbits(tx_io *io, int v, int n)
     return r;
 }
 
-/* Padded magnitudes: two zero columns and rows past the leaf. */
-#define PAD (MMP_B + 2)
-
 uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
                             const mmp_tx_costs *cost, int32_t *level, int a, int b,
                             const uint16_t *scan)
 {
     tx_io io = {.enc = cost ? NULL : enc, .dec = cost || enc ? NULL : dec, .cost = cost};
     const int w = 1 << b, area = 1 << (a + b), ps = mmp_pscale(a, b);
-    const int size_class = area <= 16 ? 0 : area <= 64 ? 1 : 2;
+    const int size_class = mmp_tx_size_class(area);
     const int coding = enc || cost;
     int last = -1;
     if (coding)
@@ -274,25 +271,20 @@ uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
         last = (1 << (g - 1)) + tbits(&io, coding ? last - (1 << (g - 1)) : 0, g - 1);
     else if (!coding)
         last = g;
-    uint8_t mag[PAD * PAD] = {0}; /* min(|level|, 15) at (y, x), stride PAD */
+    uint8_t mag[MMP_TX_PAD * MMP_TX_PAD] = {0}; /* mmp_tx_sig_ctx's */
     for (int i = last; i >= 0; i--) {
         const int pos = scan[i], y = pos >> b, x = pos & (w - 1);
-        const uint8_t *t = mag + y * PAD + x;
-        const int nz = (t[1] > 0) + (t[2] > 0) + (t[PAD] > 0) + (t[2 * PAD] > 0) + (t[PAD + 1] > 0);
-        const int sum = t[1] + t[2] + t[PAD] + t[2 * PAD] + t[PAD + 1];
+        const uint8_t *t = mag + y * MMP_TX_PAD + x;
         const int dg = y + x;
-        const int pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
         int v = coding ? level[pos] : 0;
         int sig = 1;
         if (i < last) {
-            const int ctx = (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
-                            (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
+            const int ctx = mmp_tx_sig_ctx(size_class, dg, t);
             sig = tsym(&io, cost ? NULL : &m->sig[ctx], cost ? cost->sig[ctx] : NULL, v != 0);
         }
         if (!sig)
             continue;
-        const int mc = ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
-                       (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+        const int mc = mmp_tx_mag_ctx(size_class, dg, t);
         int absv = v < 0 ? -v : v;
         int s = absv - 1 < MMP_TX_ESCAPE ? absv - 1 : MMP_TX_ESCAPE;
         s = tsym(&io, cost ? NULL : &m->mag[mc], cost ? cost->mag[mc] : NULL, s);
@@ -315,7 +307,7 @@ uint64_t mmp_tx_code_levels(mmp_tx_models *m, mmp_rc_enc *enc, mmp_rc_dec *dec,
         const int neg = tbits(&io, v < 0, 1);
         if (!coding)
             level[pos] = neg ? -absv : absv;
-        mag[y * PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
+        mag[y * MMP_TX_PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
     }
     return io.bits;
 }

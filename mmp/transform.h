@@ -39,6 +39,34 @@
 #define MMP_TX_MAG_CTX (2 * 2 * MMP_TX_MAG_NB) /* small or not, DC or not, neighbours */
 #define MMP_TX_EG_CTX 12
 
+/*
+ * The coefficient contexts, one derivation for the syntax (transform.c) and
+ * the search's rates and RDOQ (search_tx.c). mag holds min(|level|, 15) at
+ * (y, x), stride MMP_TX_PAD, with two zero columns and rows past the leaf;
+ * t = mag + y * MMP_TX_PAD + x points at the position, whose diagonal is
+ * dg = y + x. The neighbours read are the two to the right, the two below
+ * and the one below to the right: all coded before it in reverse scan.
+ */
+#define MMP_TX_PAD (MMP_B + 2)
+static inline int mmp_tx_size_class(int area)
+{
+    return area <= 16 ? 0 : area <= 64 ? 1 : 2;
+}
+static inline int mmp_tx_sig_ctx(int size_class, int dg, const uint8_t *t)
+{
+    const int nz = (t[1] > 0) + (t[2] > 0) + (t[MMP_TX_PAD] > 0) + (t[2 * MMP_TX_PAD] > 0) +
+                   (t[MMP_TX_PAD + 1] > 0);
+    const int pc = dg == 0 ? 0 : dg <= 2 ? 1 : dg <= 5 ? 2 : 3;
+    return (size_class * MMP_TX_POS_CLASSES + pc) * MMP_TX_SIG_NB +
+           (nz < MMP_TX_SIG_NB ? nz : MMP_TX_SIG_NB - 1);
+}
+static inline int mmp_tx_mag_ctx(int size_class, int dg, const uint8_t *t)
+{
+    const int sum = t[1] + t[2] + t[MMP_TX_PAD] + t[2 * MMP_TX_PAD] + t[MMP_TX_PAD + 1];
+    return ((size_class > 0) * 2 + (dg == 0)) * MMP_TX_MAG_NB +
+           (sum == 0 ? 0 : sum <= 2 ? 1 : sum <= 5 ? 2 : 3);
+}
+
 /* The adaptive models of the transform residual, one set per plane. */
 typedef struct mmp_tx_models {
     mmp_model rtype[MMP_NPSCALES]; /* 0: residual tree, 1: transform */
