@@ -348,7 +348,8 @@ int64_t mmp_tx_search_leaf(const mmp_tx_search *t, const int32_t *orig, const in
     for (int o = t->rdoq_only || zero_only ? NOFFSETS : 0; o <= o_last; o++) {
         /* last: the scan index of the last level not zero, or -1 */
         int last = -1;
-        memset(lv, 0, sizeof(int32_t) * area);
+        if (o != NOFFSETS + 1) /* RDOQ clears lv itself */
+            memset(lv, 0, sizeof(int32_t) * area);
         if (o == NOFFSETS + 1) {
             last = rdoq(t, f, den, mmp_tx_leaf_step(t->step_q4, a, b), a, b, act[nact - 1], lv);
             if (last < 0)
