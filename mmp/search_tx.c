@@ -134,19 +134,22 @@ int64_t mmp_tx_zero_sse(int64_t step_q4, int a, int b)
 }
 
 /* Rate in 1/256 bit of magnitude |level| = v >= 1 at magnitude context mc,
- * sign included (the syntax of mmp_tx_code_levels). */
-static double mag_rate(const mmp_tx_costs *c, int mc, int v)
+ * sign included: the symbols of mmp_tx_code_levels for it. Past the escape,
+ * Exp-Golomb's prefix of k ones (a zero after unless k is the most) and k
+ * bits; k <= MMP_TX_MAX_PREFIX since v <= MMP_TX_MAX_LEVEL. */
+static inline uint64_t mag_rate(const mmp_tx_costs *c, int mc, int v)
 {
     if (v - 1 < MMP_TX_ESCAPE)
-        return c->mag[mc][v - 1] + 256.0;
-    const uint32_t rem = (uint32_t)(v - 1 - MMP_TX_ESCAPE);
+        return c->mag[mc][v - 1] + (1u << MMP_COST_SHIFT);
+    const int kk = mmp_bit_length((uint32_t)(v - MMP_TX_ESCAPE)) - 1;
+    uint64_t bits = c->mag[mc][MMP_TX_ESCAPE];
     int k = 0;
-    while ((rem + 1) >> (k + 1))
-        k++;
-    double r = c->mag[mc][MMP_TX_ESCAPE] + 256.0 * (k + 1);
-    for (int j = 0; j <= k && j < MMP_TX_MAX_PREFIX; j++)
-        r += c->eg[j < MMP_TX_EG_CTX ? j : MMP_TX_EG_CTX - 1][j < k];
-    return r;
+    for (; k < MMP_TX_MAX_PREFIX; k++) {
+        bits += c->eg[k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1][k < kk];
+        if (k >= kk)
+            break;
+    }
+    return bits + ((uint64_t)(k + 1) << MMP_COST_SHIFT);
 }
 
 /* mmp_tx_code_levels' traversal in its cost direction, symbol for symbol,
@@ -177,23 +180,7 @@ uint64_t mmp_tx_rate(const mmp_tx_costs *c, const int32_t *level, int a, int b,
         }
         const int mc = mmp_tx_mag_ctx(size_class, dg, t);
         const int absv = v < 0 ? -v : v;
-        if (absv - 1 < MMP_TX_ESCAPE) {
-            bits += c->mag[mc][absv - 1];
-        } else {
-            /* The escape, then Exp-Golomb's prefix of k ones (a zero after
-             * unless k is the most) and k bits. */
-            bits += c->mag[mc][MMP_TX_ESCAPE];
-            const int kk = mmp_bit_length((uint32_t)(absv - MMP_TX_ESCAPE)) - 1;
-            int k = 0;
-            for (; k < MMP_TX_MAX_PREFIX; k++) {
-                const int e = k < MMP_TX_EG_CTX ? k : MMP_TX_EG_CTX - 1;
-                bits += c->eg[e][k < kk];
-                if (k >= kk)
-                    break;
-            }
-            bits += (uint64_t)k << MMP_COST_SHIFT;
-        }
-        bits += 1u << MMP_COST_SHIFT; /* the sign */
+        bits += mag_rate(c, mc, absv);
         mag[y * MMP_TX_PAD + x] = (uint8_t)(absv < 15 ? absv : 15);
         if (bits > most)
             return bits;
@@ -248,7 +235,7 @@ static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t s
         int bl = 0;
         for (int v = l0; v >= 1 && v >= l0 - 1; v--) {
             const double d = (x[i] - v) * (x[i] - v) * wgt;
-            const double j = d + lam * (c->sig[sctx][1] + mag_rate(c, mc, v));
+            const double j = d + lam * (double)(c->sig[sctx][1] + mag_rate(c, mc, v));
             if (j < best) {
                 best = j;
                 bl = v;
@@ -272,9 +259,7 @@ static int rdoq(const mmp_tx_search *t, const int64_t *f, int64_t den, int64_t s
         tail -= dz[L];
         if (!chosen[L])
             continue;
-        int g = 0; /* the bit length of L */
-        while (L >> g)
-            g++;
+        const int g = mmp_bit_length((uint32_t)L);
         const double j = head - sigr[L] + tail +
                          lam * (c->cbf[ps][1] + c->last[ps][g] + (g >= 2 ? 256.0 * (g - 1) : 0));
         if (j < best) {
