@@ -16,8 +16,12 @@
  * Each batch has its own queue, kernels and buffers, and pinned host memory
  * for its transfers. A thread of the engine's own, the driver (drive),
  * launches the batches, waits for each, hands out its results and launches
- * the next, under the engine's lock; the threads in match() only queue
- * their calls and sleep until the driver wakes them. The driver does
+ * the next; the threads in match() only queue their calls (on a lock-free
+ * stack, the driver's inbox) and sleep, each on its request's own lock and
+ * condition, until the driver wakes them. No lock is shared by the calls:
+ * when one was, a woken thread waited for it while the driver held it to
+ * hand out a batch (docs/results/wavefront-2026-11-23.md, "Nineteenth
+ * session"). The driver does
  * nothing else, so it is there when a batch ends: when threads of the
  * search took turns at it, one whose own call came back had to wake
  * another to wait for the next batch, and a woken thread runs later than a
@@ -275,21 +279,35 @@ static int finish_batch(ocl *ce, batch *b)
     return 0;
 }
 
-/* Wakes the thread that sleeps on w (lock held). */
-static void poke(ocl *ce, waiter *w)
+/* The driver's queue gets every call queued since it last looked, oldest
+ * first. */
+static void take_inbox(ocl *ce)
 {
-    if (ce->verbose)
-        w->poked_at = mmp_now_seconds();
-    atomic_store_explicit(&w->poked, 1, memory_order_release);
-    pthread_cond_signal(&w->cv);
+    request *r = atomic_exchange_explicit(&ce->inbox, NULL, memory_order_seq_cst);
+    request *oldest = NULL, *newest = r;
+    while (r) {
+        request *next = r->next;
+        r->next = oldest;
+        oldest = r;
+        r = next;
+    }
+    if (!oldest)
+        return;
+    if (ce->tail)
+        ce->tail->next = oldest;
+    else
+        ce->head = oldest;
+    ce->tail = newest;
 }
 
 /* Launches a batch of every request waiting, up to one per host thread,
- * if a batch is free (lock held: released around the launch itself).
- * Returns 1 if it launched one. */
+ * if a batch is free. Returns 1 if it launched one. */
 static int launch_waiting(ocl *ce)
 {
-    if (!ce->head || !ce->nfree)
+    if (!ce->nfree)
+        return 0;
+    take_inbox(ce);
+    if (!ce->head)
         return 0;
     batch *b = &ce->batches[ce->free_list[--ce->nfree]];
     b->nreq = 0;
@@ -303,72 +321,83 @@ static int launch_waiting(ocl *ce)
         ce->idle_s += mmp_now_seconds() - ce->idle_since;
         ce->idle_since = 0;
     }
-    pthread_mutex_unlock(&ce->lock);
     b->err = ce->failed ? MMP_EENGINE : launch_batch(ce, b);
-    pthread_mutex_lock(&ce->lock);
     ce->running[ce->nrunning++] = b;
     return 1;
 }
 
+/* Marks rq done, and wakes its thread if it sleeps. rq may be back in the
+ * spares, or in another call, as soon as its state is REQ_DONE: only its
+ * lock and condition, which live as long as the engine, are touched after
+ * that (a wake-up the new call takes as spurious). */
+static void mark_done(ocl *ce, request *rq, int err)
+{
+    rq->err = err;
+    if (ce->verbose)
+        rq->poked_at = mmp_now_seconds();
+    pthread_mutex_t *m = &rq->m;
+    pthread_cond_t *cv = &rq->cv;
+    if (atomic_exchange_explicit(&rq->state, REQ_DONE, memory_order_acq_rel) == REQ_ASLEEP) {
+        pthread_mutex_lock(m);
+        pthread_cond_signal(cv);
+        pthread_mutex_unlock(m);
+    }
+}
+
 /* Waits for the oldest launched batch and hands out its results, waking
- * the threads of its requests (lock held: released around the wait). */
+ * the threads of its requests. */
 static void complete_oldest(ocl *ce)
 {
     batch *b = ce->running[0];
-    pthread_mutex_unlock(&ce->lock);
     const int err = b->err ? b->err : finish_batch(ce, b);
-    pthread_mutex_lock(&ce->lock);
     /* The finished requests' threads are woken before the next batch is
      * launched (launching first was no faster). */
     const double tw = ce->verbose ? mmp_now_seconds() : 0;
-    for (int r = 0; r < b->nreq; r++) {
-        request *done = b->req[r];
-        done->err = err;
-        done->done = 1;
-        if (done->sleeper)
-            poke(ce, done->sleeper);
-    }
+    for (int r = 0; r < b->nreq; r++)
+        mark_done(ce, b->req[r], err);
     if (ce->verbose)
         ce->wake_s += mmp_now_seconds() - tw;
     ce->nrunning--;
     memmove(ce->running, ce->running + 1, sizeof(batch *) * ce->nrunning);
     ce->free_list[ce->nfree++] = (int)(b - ce->batches);
-    if (ce->verbose && !ce->nrunning && !ce->head)
+    if (ce->verbose && !ce->nrunning && !ce->head &&
+        !atomic_load_explicit(&ce->inbox, memory_order_relaxed))
         ce->idle_since = mmp_now_seconds();
 }
 
 /*
- * Until rq is done (lock held): the driver hands it out and pokes this
- * thread, which sleeps meanwhile (after spinning spin_s). No event wakes
- * every sleeper: with many host threads, waking them all for each batch
- * cost more system time than the search's own work.
+ * Until rq is done: the driver hands it out and wakes this thread, which
+ * sleeps meanwhile (after spinning spin_s). No event wakes every sleeper:
+ * with many host threads, waking them all for each batch cost more system
+ * time than the search's own work.
  */
 static void sleep_until_done(ocl *ce, request *rq)
 {
-    if (rq->done)
-        return;
-    waiter me;
-    pthread_cond_init(&me.cv, NULL);
-    atomic_init(&me.poked, 0);
-    rq->sleeper = &me;
+    int pending = REQ_PENDING;
+    if (!atomic_compare_exchange_strong_explicit(&rq->state, &pending, REQ_ASLEEP,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return; /* done already */
     if (ce->spin_s > 0) {
-        pthread_mutex_unlock(&ce->lock);
         const double t0 = mmp_now_seconds();
-        for (int i = 0; !atomic_load_explicit(&me.poked, memory_order_acquire); i++)
+        for (int i = 0; atomic_load_explicit(&rq->state, memory_order_acquire) != REQ_DONE; i++)
             if ((i & 63) == 63 && mmp_now_seconds() - t0 > ce->spin_s)
                 break;
             else
                 mmp_wait_step(0);
-        pthread_mutex_lock(&ce->lock);
     }
-    while (!atomic_load_explicit(&me.poked, memory_order_relaxed))
-        pthread_cond_wait(&me.cv, &ce->lock);
+    if (atomic_load_explicit(&rq->state, memory_order_acquire) != REQ_DONE) {
+        pthread_mutex_lock(&rq->m);
+        while (atomic_load_explicit(&rq->state, memory_order_acquire) != REQ_DONE)
+            pthread_cond_wait(&rq->cv, &rq->m);
+        pthread_mutex_unlock(&rq->m);
+    }
     if (ce->verbose) {
-        ce->woke_s += mmp_now_seconds() - me.poked_at;
+        const double late = mmp_now_seconds() - rq->poked_at;
+        pthread_mutex_lock(&ce->spare_lock);
+        ce->woke_s += late;
         ce->woke++;
+        pthread_mutex_unlock(&ce->spare_lock);
     }
-    rq->sleeper = NULL;
-    pthread_cond_destroy(&me.cv);
 }
 
 /* How long the driver spins for a call before it sleeps, where it polls
@@ -376,42 +405,53 @@ static void sleep_until_done(ocl *ce, request *rq)
  * only between steps. */
 #define DRIVER_SPIN_S 1e-3
 
+/* Sleeps until a call is queued or the engine stops; returns 0 to stop.
+ * The driver says it sleeps before it looks at the inbox, and enqueue
+ * looks whether it sleeps after it queues (both sequentially consistent),
+ * so one of them sees the other. */
+static int driver_sleep(ocl *ce)
+{
+    atomic_store(&ce->driver_asleep, 1);
+    pthread_mutex_lock(&ce->lock);
+    while (!atomic_load(&ce->inbox) && !atomic_load(&ce->stop))
+        pthread_cond_wait(&ce->driver_cv, &ce->lock);
+    pthread_mutex_unlock(&ce->lock);
+    atomic_store(&ce->driver_asleep, 0);
+    return !atomic_load(&ce->stop);
+}
+
 /* The driver's loop: launch a batch of the calls waiting whenever one is
  * free, wait for the oldest launched batch and hand out its results; with
  * nothing to do, spin a while where it polls (calls come within
  * microseconds while a step is searched), then sleep until a call is
- * queued. */
+ * queued. The driver alone touches the batches and its queue, so it takes
+ * no lock for them. */
 static void *drive(void *arg)
 {
     ocl *ce = arg;
     const double spin = ce->poll ? DRIVER_SPIN_S : 0;
-    pthread_mutex_lock(&ce->lock);
-    while (!ce->stop) {
+    for (;;) {
         if (launch_waiting(ce))
             continue;
         if (ce->nrunning) {
             complete_oldest(ce);
             continue;
         }
+        if (ce->head)
+            continue; /* a batch is free now */
         if (spin > 0) {
-            const unsigned seen = atomic_load_explicit(&ce->queued, memory_order_relaxed);
-            pthread_mutex_unlock(&ce->lock);
             const double t0 = mmp_now_seconds();
-            for (int i = 0; atomic_load_explicit(&ce->queued, memory_order_relaxed) == seen; i++)
+            for (int i = 0; !atomic_load_explicit(&ce->inbox, memory_order_relaxed) &&
+                            !atomic_load_explicit(&ce->stop, memory_order_relaxed);
+                 i++)
                 if ((i & 255) == 255 && mmp_now_seconds() - t0 > spin)
                     break;
                 else
                     mmp_wait_step(0);
-            pthread_mutex_lock(&ce->lock);
         }
-        if (!ce->head && !ce->nrunning && !ce->stop) {
-            ce->driver_asleep = 1;
-            while (!ce->head && !ce->nrunning && !ce->stop)
-                pthread_cond_wait(&ce->driver_cv, &ce->lock);
-            ce->driver_asleep = 0;
-        }
+        if (!atomic_load(&ce->inbox) && !driver_sleep(ce))
+            break;
     }
-    pthread_mutex_unlock(&ce->lock);
     return NULL;
 }
 
@@ -431,7 +471,7 @@ void ocl_driver_stop(ocl *ce)
     if (!ce->driver_started)
         return;
     pthread_mutex_lock(&ce->lock);
-    ce->stop = 1;
+    atomic_store(&ce->stop, 1);
     pthread_cond_signal(&ce->driver_cv);
     pthread_mutex_unlock(&ce->lock);
     pthread_join(ce->driver_thread, NULL);
@@ -461,7 +501,7 @@ static void prepare(request *rq)
     rq->masked = masked;
 }
 
-/* Puts rq at the end of the queue and tells the driver if it sleeps. */
+/* Puts rq in the driver's inbox and tells the driver if it sleeps. */
 static int enqueue(ocl *ce, request *rq)
 {
     if (ce->failed)
@@ -470,16 +510,15 @@ static int enqueue(ocl *ce, request *rq)
         rq->lw > MMP_LOG2B || !ce->cap)
         return MMP_EINVAL;
     prepare(rq);
-    pthread_mutex_lock(&ce->lock);
-    if (ce->tail)
-        ce->tail->next = rq;
-    else
-        ce->head = rq;
-    ce->tail = rq;
-    atomic_fetch_add_explicit(&ce->queued, 1, memory_order_relaxed);
-    if (ce->driver_asleep)
+    request *top = atomic_load_explicit(&ce->inbox, memory_order_relaxed);
+    do
+        rq->next = top;
+    while (!atomic_compare_exchange_weak(&ce->inbox, &top, rq));
+    if (atomic_load(&ce->driver_asleep)) {
+        pthread_mutex_lock(&ce->lock);
         pthread_cond_signal(&ce->driver_cv);
-    pthread_mutex_unlock(&ce->lock);
+        pthread_mutex_unlock(&ce->lock);
+    }
     return 0;
 }
 
@@ -489,13 +528,17 @@ static int enqueue(ocl *ce, request *rq)
 static request *request_new(ocl *ce, const int32_t *orig, const int32_t *pred, int nmodes,
                             const uint8_t *real, int lh, int lw, mmp_match *out)
 {
-    pthread_mutex_lock(&ce->lock);
+    pthread_mutex_lock(&ce->spare_lock);
     request *rq = ce->spare;
     if (rq)
         ce->spare = rq->next;
-    pthread_mutex_unlock(&ce->lock);
-    if (!rq && !(rq = malloc(sizeof *rq)))
-        return NULL;
+    pthread_mutex_unlock(&ce->spare_lock);
+    if (!rq) {
+        if (!(rq = malloc(sizeof *rq)))
+            return NULL;
+        pthread_mutex_init(&rq->m, NULL);
+        pthread_cond_init(&rq->cv, NULL);
+    }
     rq->orig = orig;
     rq->pred = pred;
     rq->real = real;
@@ -503,17 +546,26 @@ static request *request_new(ocl *ce, const int32_t *orig, const int32_t *pred, i
     rq->lh = lh;
     rq->lw = lw;
     rq->out = out;
-    rq->done = rq->err = 0;
-    rq->sleeper = NULL;
+    rq->err = 0;
+    atomic_store_explicit(&rq->state, REQ_PENDING, memory_order_relaxed);
     rq->next = NULL;
     return rq;
 }
 
-/* rq back to the spares (lock held). */
+/* rq back to the spares. */
 static void request_free(ocl *ce, request *rq)
 {
+    pthread_mutex_lock(&ce->spare_lock);
     rq->next = ce->spare;
     ce->spare = rq;
+    pthread_mutex_unlock(&ce->spare_lock);
+}
+
+void ocl_request_destroy(request *rq)
+{
+    pthread_mutex_destroy(&rq->m);
+    pthread_cond_destroy(&rq->cv);
+    free(rq);
 }
 
 /*
@@ -532,9 +584,7 @@ int ocl_submit(void *state, const mmp_search_tables *t, const int32_t *orig, con
         return MMP_ENOMEM;
     const int err = enqueue(ce, rq);
     if (err) {
-        pthread_mutex_lock(&ce->lock);
         request_free(ce, rq);
-        pthread_mutex_unlock(&ce->lock);
         return err;
     }
     tk->call = rq;
@@ -546,11 +596,9 @@ int ocl_wait(void *state, mmp_engine_ticket *tk)
 {
     ocl *ce = state;
     request *rq = tk->call;
-    pthread_mutex_lock(&ce->lock);
     sleep_until_done(ce, rq);
     const int err = rq->err;
     request_free(ce, rq);
-    pthread_mutex_unlock(&ce->lock);
     return err;
 }
 
@@ -567,10 +615,10 @@ void mmp_opencl_batch_counts(void *state, long *calls, long *batches)
 {
     ocl *ce = state;
     *calls = *batches = 0;
-    pthread_mutex_lock(&ce->lock);
+    /* Between calls: the driver counted each batch before its calls
+     * returned. */
     for (int i = 0; i < ce->nbatches; i++) {
         *calls += ce->batches[i].calls;
         *batches += ce->batches[i].runs;
     }
-    pthread_mutex_unlock(&ce->lock);
 }

@@ -111,7 +111,7 @@ static void ocl_destroy(void *state)
     while (ce->spare) {
         request *r = ce->spare;
         ce->spare = r->next;
-        free(r);
+        ocl_request_destroy(r);
     }
     ocl_release_buffers(ce);
     if (ce->k_append)
@@ -123,6 +123,7 @@ static void ocl_destroy(void *state)
     if (ce->ctx)
         clReleaseContext(ce->ctx);
     pthread_mutex_destroy(&ce->lock);
+    pthread_mutex_destroy(&ce->spare_lock);
     pthread_mutex_destroy(&ce->fail_lock);
     free(ce);
 }
@@ -224,9 +225,12 @@ static int ocl_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
         return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     *state = NULL;
     pthread_mutex_init(&ce->lock, NULL);
+    pthread_mutex_init(&ce->spare_lock, NULL);
     pthread_mutex_init(&ce->fail_lock, NULL);
     atomic_init(&ce->failed, 0);
-    atomic_init(&ce->queued, 0);
+    atomic_init(&ce->inbox, NULL);
+    atomic_init(&ce->driver_asleep, 0);
+    atomic_init(&ce->stop, 0);
     ce->verbose = cfg->verbose;
     ce->log = cfg->log;
     snprintf(ce->name, sizeof ce->name, "no device");

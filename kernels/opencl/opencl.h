@@ -125,13 +125,9 @@ typedef struct prof {
     size_t nspan, span_cap;
 } prof;
 
-/* A thread asleep in the engine until the driver pokes it, its call done
- * (batch.c). */
-typedef struct waiter {
-    pthread_cond_t cv;
-    _Atomic int poked;
-    double poked_at; /* -v: when */
-} waiter;
+/* request.state: the call waits for its batch (REQ_PENDING), its thread
+ * sleeps until it is done (REQ_ASLEEP), or it is done (REQ_DONE). */
+enum { REQ_PENDING, REQ_ASLEEP, REQ_DONE };
 
 /* One match() call waiting for its batch. */
 typedef struct request {
@@ -146,8 +142,15 @@ typedef struct request {
     int32_t res[(MAXM + 1) * LEAF_MAX];
     int masked;
     int64_t maxr;
-    int done, err;
-    waiter *sleeper; /* the thread that waits for it, while asleep */
+    int err;                /* written by the driver before state turns REQ_DONE */
+    _Atomic int state;
+    /* The calling thread sleeps on these, the request's own, so that
+     * neither the driver's wake-up nor the thread's return waits for a
+     * lock that other calls take; made with the request and kept while it
+     * is spare (a wake-up that comes late only finds a spurious one). */
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    double poked_at;        /* -v: when the driver marked it done */
     struct request *next;
 } request;
 
@@ -182,10 +185,13 @@ typedef struct ocl {
     batch *batches;
     int nbatches;
     int threads;  /* host threads that may call match() at once: requests per batch */
-    pthread_mutex_t lock;
-    request *head, *tail;      /* waiting for a batch */
-    request *spare;            /* for submit(): free, linked by next */
-    int nfree;
+    /* Calls queued by the search's threads, newest first: a lock-free
+     * stack that the driver empties at once into its own queue. */
+    _Atomic(request *) inbox;
+    request *head, *tail;        /* the driver's: waiting for a batch, oldest first */
+    pthread_mutex_t spare_lock;
+    request *spare;              /* for submit(): free, linked by next (under spare_lock) */
+    int nfree;                   /* the driver's, as are the three below */
     int free_list[MAX_BATCHES];
     batch *running[MAX_BATCHES]; /* launched, oldest first */
     int nrunning;
@@ -194,12 +200,13 @@ typedef struct ocl {
     int poll;                    /* 1: wait for a batch by polling its last command */
     /* The driver: a thread of the engine's own that launches the batches
      * and hands out their results; the threads in match() only queue their
-     * calls and sleep until they are done. */
+     * calls and sleep until they are done. The lock and the condition are
+     * only for the driver's sleep and its stop. */
     pthread_t driver_thread;
     int driver_started;
-    int driver_asleep, stop;     /* under lock */
+    pthread_mutex_t lock;
+    _Atomic int driver_asleep, stop;
     pthread_cond_t driver_cv;    /* the driver sleeps on it when there is nothing to do */
-    _Atomic unsigned queued;     /* calls queued so far: what the driver's spin watches */
     pthread_mutex_t fail_lock;
     int wg, vec, kt;                   /* work-group size, lanes per work-item, chunk target */
     int node_base[MMP_NLOG][MMP_NLOG]; /* first node of each leaf shape in nodes and info */
@@ -228,7 +235,7 @@ typedef struct ocl {
      * (0: a batch is running), and how long in all. */
     double idle_since, idle_s;
     /* -v: the finished requests' wake-ups, the time their threads took to
-     * run again after them, and how many. */
+     * run again after them, and how many (these two under spare_lock). */
     double wake_s, woke_s;
     long woke;
     long begins;
@@ -284,6 +291,8 @@ void ocl_batch_release(batch *b);
 /* Starts the driver thread; ocl_driver_stop stops it (if started). */
 int ocl_driver_start(ocl *ce);
 void ocl_driver_stop(ocl *ce);
+/* Frees a spare request, its lock and condition. */
+void ocl_request_destroy(request *rq);
 /* The op match. */
 int ocl_match(void *state, const mmp_search_tables *t, const int32_t *orig, const int32_t *pred,
               int nmodes, const uint8_t *real, int lh, int lw, mmp_match *out);
