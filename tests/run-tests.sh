@@ -6,9 +6,17 @@ fail=0
 failed=""
 for t in "$@"; do
     echo "== $t"
-    out=$("$t" 2>&1)
+    # A test that hangs (a lost wake-up, say) fails instead of stalling
+    # the suite: every binary gets MMP_TEST_TIMEOUT seconds (1200 unless
+    # set), where coreutils' timeout is there.
+    if command -v timeout >/dev/null 2>&1; then
+        out=$(timeout "${MMP_TEST_TIMEOUT:-1200}" "$t" 2>&1)
+    else
+        out=$("$t" 2>&1)
+    fi
     rc=$?
     echo "$out"
+    [ $rc -eq 124 ] && echo "$(basename "$t"): timed out after ${MMP_TEST_TIMEOUT:-1200} s"
     p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
     f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
     pass=$((pass + ${p:-0}))

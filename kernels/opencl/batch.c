@@ -437,8 +437,7 @@ static void *drive(void *arg)
             complete_oldest(ce);
             continue;
         }
-        if (ce->head)
-            continue; /* a batch is free now */
+        /* Every batch free, and no call waiting. */
         if (spin > 0) {
             const double t0 = mmp_now_seconds();
             for (int i = 0; !atomic_load_explicit(&ce->inbox, memory_order_relaxed) &&
