@@ -18,16 +18,18 @@
  * launches the batches, waits for each, hands out its results and launches
  * the next; the threads in match() only queue their calls (on a lock-free
  * stack, the driver's inbox) and sleep, each on its request's own lock and
- * condition, until the driver wakes them. No lock is shared by the calls:
- * when one was, a woken thread waited for it while the driver held it to
- * hand out a batch (docs/results/wavefront-2026-11-23.md, "Nineteenth
- * session"). The driver does
- * nothing else, so it is there when a batch ends: when threads of the
- * search took turns at it, one whose own call came back had to wake
- * another to wait for the next batch, and a woken thread runs later than a
- * batch lasts on a GPU (docs/results/wavefront-2026-11-23.md, "Fifteenth
- * session"). A call may also come in two halves (the ops submit and wait),
- * so that the search prices the transform while the device matches.
+ * condition, until the driver wakes them. While it works, the driver takes
+ * no lock that a call takes (the calls share only the spare requests'
+ * short one, and take the engine's lock only to wake a sleeping driver):
+ * when it did, a woken thread waited for the lock while the driver held it
+ * to hand out a batch (docs/results/wavefront-2026-11-23.md, "Nineteenth
+ * session"). The driver does nothing else, so it is there when a batch
+ * ends: when threads of the search took turns at it, one whose own call
+ * came back had to wake another to wait for the next batch, and a woken
+ * thread runs later than a batch lasts on a GPU
+ * (docs/results/wavefront-2026-11-23.md, "Fifteenth session"). A call may
+ * also come in two halves (the ops submit and wait), so that the search
+ * prices the transform while the device matches.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -335,12 +337,10 @@ static void mark_done(ocl *ce, request *rq, int err)
     rq->err = err;
     if (ce->verbose)
         rq->poked_at = mmp_now_seconds();
-    pthread_mutex_t *m = &rq->m;
-    pthread_cond_t *cv = &rq->cv;
     if (atomic_exchange_explicit(&rq->state, REQ_DONE, memory_order_acq_rel) == REQ_ASLEEP) {
-        pthread_mutex_lock(m);
-        pthread_cond_signal(cv);
-        pthread_mutex_unlock(m);
+        pthread_mutex_lock(&rq->m);
+        pthread_cond_signal(&rq->cv);
+        pthread_mutex_unlock(&rq->m);
     }
 }
 
