@@ -21,7 +21,7 @@ void mmp_default_settings(mmp_settings *s)
     s->lambda = 10.0;
     s->engine = "auto";
     s->threads = 0;
-    s->dict_cap = MMP_DEFAULT_DICT_CAP;
+    s->dict_cap = 0;
     s->redundancy = -1.0;
     s->order = MMP_ORDER_WAVEFRONT;
     s->speed = 1;

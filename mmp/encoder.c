@@ -86,7 +86,7 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
                          MMP_MAX_SPEED);
     if (!mmp_order_name(st->order))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown coding order %d", st->order);
-    if (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP)
+    if (st->dict_cap != 0 && (st->dict_cap < MMP_MIN_DICT_CAP || st->dict_cap > MMP_MAX_DICT_CAP))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dictionary size must be between %d and %d",
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     if (mmp_image_channels(img) >= 3) {
@@ -175,7 +175,9 @@ static void build_header(encoder *e)
     e->hdr.planes = (uint32_t)ch;
     e->hdr.log2_block = MMP_LOG2B;
     e->hdr.log2_pmin = MMP_LOG2_PMIN;
-    e->hdr.dict_cap = st->dict_cap;
+    mmp_search_speed sp;
+    mmp_search_speed_preset(st->speed, &sp);
+    e->hdr.dict_cap = (uint32_t)(st->dict_cap ? st->dict_cap : sp.dict_cap);
     e->hdr.redund_q4 = st->redundancy < 0 ? scaled_redund_q4(lambda_q8, e->img->maxval)
                                           : (uint32_t)llround(st->redundancy * 16.0);
     e->hdr.lambda_q8 = lambda_q8;

@@ -118,7 +118,9 @@ typedef struct mmp_settings {
                              * engine writes the same bytes; mmp_enc_stats.engine names
                              * the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
-    int dict_cap;           /* dictionary elements per scale (default MMP_DEFAULT_DICT_CAP) */
+    int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
+                             * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speed
+                             * 4 (README, "Speed presets") */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
@@ -177,6 +179,10 @@ typedef struct mmp_settings {
 } mmp_settings;
 
 #define MMP_DEFAULT_DICT_CAP 1024
+/* Speed 4's, where mmp_settings.dict_cap is 0: with one mode given to the
+ * dictionary and most leaves coded by the transform, the elements beyond it
+ * win no rate back (docs/results/speed-2026-11-24.md) and cost search time. */
+#define MMP_FAST_DICT_CAP 512
 /* Largest max_error (mmp_settings). */
 #define MMP_MAX_ERROR 32767
 /* How lossless and near-lossless planes are coded (mmp_settings.residual,

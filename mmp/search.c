@@ -47,6 +47,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "mmp/mmp.h"
 #include "mmp/search_memo.h"
 #include "mmp/search_sched.h"
 #include "mmp/search_tx.h"
@@ -157,11 +158,13 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
 {
     /* Measured on crops and whole images: docs/results/speed-2026-11-24.md. */
     static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
-        {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES},
-        {.modes = 5, .tx_modes = MMP_NUM_MODES},
-        {.modes = 2, .tx_modes = MMP_NUM_MODES},
-        {.modes = 2, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1},
-        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1},
+        {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
+        {.modes = 5, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
+        {.modes = 2, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
+        {.modes = 2, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
+         .dict_cap = MMP_DEFAULT_DICT_CAP},
+        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
+         .dict_cap = MMP_FAST_DICT_CAP},
     };
     *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];
 }

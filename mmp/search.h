@@ -40,6 +40,8 @@ typedef struct mmp_search_speed {
                      * has no coefficient (the prediction alone is good enough), as
                      * video encoders stop at a coded-block flag of 0 */
     int rdoq_only;  /* 1: the transform tries its RDOQ levels (and none) only */
+    int dict_cap;   /* the dictionary's elements per scale where the settings give none
+                     * (mmp_settings.dict_cap 0) */
 } mmp_search_speed;
 
 /* The pruning of preset `speed`, 0 .. MMP_SEARCH_MAX_SPEED. */

@@ -12,7 +12,9 @@
  *    concurrency at 1, 2, 3 and 7 threads in turn, both coding orders, on
  *    a 48x32 crop of camera and a 37x29 corner of coins; an engine whose
  *    create() fails here (opencl without a device) is skipped, saying why;
- * 4. a speed out of range is refused.
+ * 4. a speed out of range is refused;
+ * 5. the header's dictionary size is the preset's (MMP_FAST_DICT_CAP at the
+ *    fastest) where the settings give none, else theirs.
  *
  * The test images are found in $MMP_IMAGES, else ./images, else ../images.
  */
@@ -55,6 +57,7 @@ static void test_presets(void **state)
     assert_int_equal(p.no_narrow, 0);
     assert_int_equal(p.tx_skip, 0);
     assert_int_equal(p.rdoq_only, 0);
+    assert_int_equal(p.dict_cap, MMP_DEFAULT_DICT_CAP);
     assert_int_equal(MMP_MAX_SPEED, MMP_SEARCH_MAX_SPEED);
     for (int sp = 1; sp <= MMP_SEARCH_MAX_SPEED; sp++) {
         mmp_search_speed_preset(sp, &q);
@@ -65,6 +68,10 @@ static void test_presets(void **state)
         assert_true(q.no_narrow >= p.no_narrow);
         assert_true(q.tx_skip >= p.tx_skip);
         assert_true(q.rdoq_only >= p.rdoq_only);
+        assert_true(q.dict_cap >= MMP_MIN_DICT_CAP && q.dict_cap <= p.dict_cap);
+        /* The dictionary's size changes only at the fastest preset. */
+        assert_int_equal(q.dict_cap,
+                         sp == MMP_SEARCH_MAX_SPEED ? MMP_FAST_DICT_CAP : MMP_DEFAULT_DICT_CAP);
         assert_true(q.modes < p.modes || q.tx_modes < p.tx_modes || q.no_narrow > p.no_narrow ||
                     q.tx_skip > p.tx_skip || q.rdoq_only > p.rdoq_only);
         p = q;
@@ -216,6 +223,39 @@ static void test_engines_agree(void **state)
 
 /* ------------------------------------------------------------- settings */
 
+/* The dictionary's size in the header: the preset's where the settings give
+ * none, else theirs at every speed. */
+static void test_dict_cap(void **state)
+{
+    (void)state;
+    mmp_image img = {0};
+    assert_int_equal(mmp_image_alloc(&img, 40, 24, 255), 0);
+    for (size_t i = 0; i < (size_t)img.width * img.height; i++)
+        img.pix[i] = (uint16_t)(i * 7 % 256);
+    for (int sp = 0; sp <= MMP_MAX_SPEED; sp++)
+        for (int cap = 0; cap <= 2048; cap += 1024) {
+            mmp_settings s;
+            mmp_default_settings(&s);
+            assert_int_equal(s.dict_cap, 0);
+            s.engine = "seq";
+            s.speed = sp;
+            s.dict_cap = cap;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            encode_settings_or_fail(&s, &img, &buf, &len, NULL);
+            mmp_file_info fi;
+            char why[256] = "";
+            assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
+            const int want =
+                cap ? cap : sp == MMP_MAX_SPEED ? MMP_FAST_DICT_CAP : MMP_DEFAULT_DICT_CAP;
+            if (fi.dict_cap != want)
+                fail_msg("speed %d, dict_cap %d: the header says %d, not %d", sp, cap,
+                         fi.dict_cap, want);
+            free(buf);
+        }
+    mmp_image_free(&img);
+}
+
 static void test_out_of_range(void **state)
 {
     (void)state;
@@ -238,7 +278,7 @@ int main(void)
 {
     const int n = mmp_engine_count();
     engine_case *cases = calloc((size_t)n, sizeof *cases);
-    struct CMUnitTest *tests = calloc((size_t)(4 + n), sizeof *tests);
+    struct CMUnitTest *tests = calloc((size_t)(5 + n), sizeof *tests);
     char(*names)[64] = calloc((size_t)n, sizeof *names);
     if (!cases || !tests || !names)
         return 1;
@@ -249,6 +289,8 @@ int main(void)
     tests[nt++] = (struct CMUnitTest){"round trip at every speed", test_round_trip, NULL, NULL,
                                       NULL};
     tests[nt++] = (struct CMUnitTest){"speed out of range", test_out_of_range, NULL, NULL, NULL};
+    tests[nt++] = (struct CMUnitTest){"the preset's dictionary size", test_dict_cap, NULL, NULL,
+                                      NULL};
     for (int i = 0; i < n; i++) {
         engine_case *ec = &cases[i];
         ec->ops = mmp_engine_at(i);

@@ -68,7 +68,8 @@ static int usage(FILE *f)
             "                       engine searches the first steps: auto (default: until\n"
             "                       opencl is ready), off, or a number of steps. The same\n"
             "                       bytes in every case\n"
-            "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d)\n"
+            "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d; %d at\n"
+            "                       --speed 4)\n"
             "      --redundancy T   dictionary redundancy threshold: mean squared distance per\n"
             "                       pixel a new pattern must exceed\n"
             "                       (default: min(lambda / 4, 8))\n"
@@ -86,8 +87,9 @@ static int usage(FILE *f)
             "                       leaves, prices the transform for the 5 most promising\n"
             "                       (its RDOQ levels only) and searches no dictionary where\n"
             "                       the transform codes no coefficient; 4 gives the\n"
-            "                       dictionary one mode. Same format: any mmp-dec decodes\n"
-            "                       it, and every engine writes the same bytes at a speed\n"
+            "                       dictionary one mode, and 512 elements unless -d says.\n"
+            "                       Same format: any mmp-dec decodes it, and every\n"
+            "                       engine writes the same bytes at a speed\n"
             "      --colour T       colour transform: ycocg-r (reversible; maxval up to\n"
             "                       32767), ycbcr (BT.601 full range) or rgb (none)\n"
             "                       (default: ycocg-r, ycbcr above maxval 32767; with\n"
@@ -125,7 +127,8 @@ static int usage(FILE *f)
             "with several hard links is refused (not detached, not changed in place). A\n"
             "device, FIFO or socket is written in place; a symbolic link is followed.\n"
             "Exit status: 0 success, 1 failure, 2 usage error.\n",
-            MMP_MAX_ERROR, mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP, MMP_MAX_SPEED);
+            MMP_MAX_ERROR, mmp_engine_names(), 64, 16384, MMP_DEFAULT_DICT_CAP, MMP_FAST_DICT_CAP,
+            MMP_MAX_SPEED);
     return mmp_cli_stdout_done(prog);
 }
 
