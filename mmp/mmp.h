@@ -181,7 +181,8 @@ typedef struct mmp_settings {
 #define MMP_DEFAULT_DICT_CAP 1024
 /* Speed 4's, where mmp_settings.dict_cap is 0: with one mode given to the
  * dictionary and most leaves coded by the transform, the elements beyond it
- * win no rate back (docs/results/speed-2026-11-24.md) and cost search time. */
+ * win little rate back (docs/results/speed-2026-11-24.md: most on large
+ * images) and cost search time. */
 #define MMP_FAST_DICT_CAP 512
 /* Largest max_error (mmp_settings). */
 #define MMP_MAX_ERROR 32767
