@@ -119,8 +119,8 @@ typedef struct mmp_settings {
                              * the one that ran */
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
-                             * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speed
-                             * 4 (README, "Speed presets") */
+                             * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speeds
+                             * 3 and 4 (README, "Speed presets") */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
@@ -179,10 +179,10 @@ typedef struct mmp_settings {
 } mmp_settings;
 
 #define MMP_DEFAULT_DICT_CAP 1024
-/* Speed 4's, where mmp_settings.dict_cap is 0: with one mode given to the
- * dictionary and most leaves coded by the transform, the elements beyond it
- * win little rate back (docs/results/speed-2026-11-24.md: most on large
- * images) and cost search time. */
+/* Speeds 3 and 4's, where mmp_settings.dict_cap is 0: with one or two modes
+ * given to the dictionary and most leaves coded by the transform, the
+ * elements beyond it win little rate back (docs/results/speed-2026-11-24.md:
+ * most on large images) and cost search time. */
 #define MMP_FAST_DICT_CAP 512
 /* Largest max_error (mmp_settings). */
 #define MMP_MAX_ERROR 32767

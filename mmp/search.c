@@ -162,7 +162,7 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
         {.modes = 5, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
         {.modes = 2, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
         {.modes = 2, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
-         .dict_cap = MMP_DEFAULT_DICT_CAP},
+         .dict_cap = MMP_FAST_DICT_CAP},
         {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
          .dict_cap = MMP_FAST_DICT_CAP},
     };
