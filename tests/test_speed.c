@@ -13,8 +13,8 @@
  *    a 48x32 crop of camera and a 37x29 corner of coins; an engine whose
  *    create() fails here (opencl without a device) is skipped, saying why;
  * 4. a speed out of range is refused;
- * 5. the header's dictionary size is the preset's (MMP_FAST_DICT_CAP at the
- *    two fastest) where the settings give none, else theirs.
+ * 5. the header's dictionary size is the preset's where the settings give
+ *    none, else theirs; no preset's dictionary is larger than a slower one's.
  *
  * The test images are found in $MMP_IMAGES, else ./images, else ../images.
  */
@@ -69,9 +69,6 @@ static void test_presets(void **state)
         assert_true(q.tx_skip >= p.tx_skip);
         assert_true(q.rdoq_only >= p.rdoq_only);
         assert_true(q.dict_cap >= MMP_MIN_DICT_CAP && q.dict_cap <= p.dict_cap);
-        /* The dictionary is smaller at the two fastest presets only. */
-        assert_int_equal(q.dict_cap,
-                         sp >= MMP_SEARCH_MAX_SPEED - 1 ? MMP_FAST_DICT_CAP : MMP_DEFAULT_DICT_CAP);
         assert_true(q.modes < p.modes || q.tx_modes < p.tx_modes || q.no_narrow > p.no_narrow ||
                     q.tx_skip > p.tx_skip || q.rdoq_only > p.rdoq_only);
         p = q;
@@ -246,8 +243,9 @@ static void test_dict_cap(void **state)
             mmp_file_info fi;
             char why[256] = "";
             assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
-            const int want =
-                cap ? cap : sp >= MMP_MAX_SPEED - 1 ? MMP_FAST_DICT_CAP : MMP_DEFAULT_DICT_CAP;
+            mmp_search_speed preset;
+            mmp_search_speed_preset(sp, &preset);
+            const int want = cap ? cap : preset.dict_cap;
             if (fi.dict_cap != want)
                 fail_msg("speed %d, dict_cap %d: the header says %d, not %d", sp, cap,
                          fi.dict_cap, want);
