@@ -27,7 +27,7 @@ OPENCL  ?= 1
 OPENMP  ?= 1
 # Normative floating point (LSP) must not be contracted into FMAs or reassociated.
 MMP_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wshadow -Wno-unused-parameter \
-             -ffp-contract=off -fno-fast-math -I. -MMD -MP
+             -ffp-contract=off -fno-fast-math -pthread -I. -MMD -MP
 ifeq ($(OPENMP),1)
 MMP_CFLAGS += -fopenmp -DMMP_HAVE_OPENMP
 OMP_LIBS    = -fopenmp
@@ -41,7 +41,7 @@ CL_LIBS     = -lOpenCL
 else
 CL_LIBS     =
 endif
-DEC_LIBS = -lz -lm $(OMP_LIBS)
+DEC_LIBS = -lz -lm -pthread $(OMP_LIBS)
 ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
 CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 

@@ -21,11 +21,12 @@ static inline int mmp_may_spin(int threads)
     return cores == 0 || threads <= cores;
 }
 
-/* One step of a wait for another thread: a pause for the first spins
- * (i counts them), then yields the core. */
+/* One step of a wait for another thread: a pause for the first
+ * MMP_WAIT_SPINS spins (i counts them), then yields the core. */
+#define MMP_WAIT_SPINS 2000
 static inline void mmp_wait_step(int i)
 {
-    if (i < 2000) {
+    if (i < MMP_WAIT_SPINS) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #elif defined(__aarch64__)

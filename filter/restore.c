@@ -115,7 +115,13 @@ static inline int region_on(const mmp_restore *r, int y, int x)
 int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
                          const mmp_restore *r, uint8_t *cls)
 {
-    const int gw = (w + 3) / 4, gh = (h + 3) / 4, cols = 4 * gw + 2;
+    return mmp_restore_classify_rows(rec, stride, w, h, maxval, r, 0, (h + 3) / 4, cls);
+}
+
+int mmp_restore_classify_rows(const int32_t *rec, int stride, int w, int h, int maxval,
+                              const mmp_restore *r, int g0, int g1, uint8_t *cls)
+{
+    const int gw = (w + 3) / 4, cols = 4 * gw + 2;
     int32_t *row = malloc(sizeof(int32_t) * 6 * 4 * (size_t)cols); /* [row][gradient][column] */
     int64_t *col = malloc(sizeof(int64_t) * 4 * (size_t)cols);
     if (!row || !col) {
@@ -123,11 +129,11 @@ int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxva
         free(col);
         return MMP_ENOMEM;
     }
-    for (int gy = 0; gy < gh; gy++) {
+    for (int gy = g0; gy < g1; gy++) {
         const int y0 = 4 * gy;
-        if (gy > 0)
+        if (gy > g0)
             memmove(row, row + 4 * 4 * (size_t)cols, sizeof(int32_t) * 2 * 4 * (size_t)cols);
-        for (int i = gy > 0 ? 2 : 0; i < 6; i++)
+        for (int i = gy > g0 ? 2 : 0; i < 6; i++)
             for (int u = -1; u <= 4 * gw; u++) {
                 int32_t g[4];
                 gradients(rec, stride, w, h, y0 - 1 + i, u, g);

@@ -55,6 +55,11 @@ void mmp_restore_free(mmp_restore *r);
 int mmp_restore_classify(const int32_t *rec, int stride, int w, int h, int maxval,
                           const mmp_restore *r, uint8_t *cls);
 
+/* The same for the groups of rows g0 .. g1 - 1 only (groups of 4 rows):
+ * bands of groups are independent, so they may be classified in parallel. */
+int mmp_restore_classify_rows(const int32_t *rec, int stride, int w, int h, int maxval,
+                              const mmp_restore *r, int g0, int g1, uint8_t *cls);
+
 /*
  * The filtered plane: rec (w x h, stride `stride`) through r into out (w x h,
  * stride w). Samples of regions that are off, and every sample when the

@@ -6,9 +6,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "common/container.h"
+#include "common/crew.h"
 #include "common/error.h"
+#include "common/wait.h"
 #include "filter/restore.h"
 #include "mmp/alpha.h"
 #include "mmp/colour.h"
@@ -21,12 +26,27 @@
 _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
                "mmp.h's file size limit is the container's");
 
-/* Steps of fewer blocks are decoded on one thread. Their reconstruction and
- * dictionary updates take well under a millisecond, and a parallel region
- * per step of a 512 x 512 image saved a few percent on an idle machine but
- * cost 10 to 50 times the decoding time on a busy one, where each region
- * waits for threads that are not running (docs/results/wavefront-2026-11-23.md). */
+/*
+ * Threads. A plane whose steps all have fewer than PARALLEL_MIN_BLOCKS
+ * blocks (512 x 512: at most 16 a step) gets a crew (common/crew.h) of up
+ * to CREW_HELPERS helper threads, one fewer than the cores: each step's
+ * dictionary updates, the scales of one width a job (about two thirds of
+ * the decoding of such planes), are posted to it and taken while the
+ * decoding thread reconstructs the step, and the restoration filter runs in
+ * bands on it. A parallel region per step would wait at its end for threads
+ * that are not running, longer than the step's work on a busy machine (a
+ * 35 ms decode took 0.4 to 1.7 s, docs/results/engines-history.md), and
+ * OpenMP's tasks, whose waits sleep, gained nothing
+ * (docs/results/wavefront-2026-11-23.md, twenty-first session). The
+ * helpers count against OMP_NUM_THREADS where it is set, as the regions'
+ * threads do. A plane with larger steps reconstructs them and
+ * applies their updates in parallel regions of all the cores, and filters in
+ * bands on them. Planes of fewer than CREW_MIN_BLOCKS blocks decode on one
+ * thread: a helper's start and stop would cost more than it saves.
+ */
 #define PARALLEL_MIN_BLOCKS 32
+#define CREW_HELPERS 4
+#define CREW_MIN_BLOCKS 64
 
 /* Block b's samples set to v (v >= 0) and marked available, or (v < 0)
  * marked unavailable. */
@@ -57,10 +77,18 @@ static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int 
     }
 }
 
+/* A crew's job: the updates of the scales of width 2^(MMP_LOG2B - j). */
+static void update_job(void *arg, int j)
+{
+    mmp_updates_width(arg, MMP_LOG2B - j);
+}
+
+/* The payload's steps; crew: helpers for the small steps' updates, or NULL. */
 static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_rc_dec *rc,
-                          const mmp_decode_check *chk)
+                          const mmp_decode_check *chk, mmp_crew *crew)
 {
     const int bw = c->plane.width / MMP_B;
+    const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
     for (int t = 0; t < o->nsteps; t++) {
         const int32_t *blocks = o->block + o->first[t];
         const int n = o->first[t + 1] - o->first[t];
@@ -72,7 +100,14 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_
             if (rc->overrun)
                 return MMP_EBITSTREAM;
         }
-        const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
+        /* The updates read the queued patterns and change the dictionary;
+         * the reconstruction reads the residuals in blk and changes the
+         * plane: they may run at once. */
+        const int crew_updates = crew && n < pmin;
+        if (crew_updates) {
+            mmp_updates_begin(c);
+            mmp_crew_post(crew, update_job, c, MMP_NLOG);
+        }
         c->threads = n >= pmin ? 0 : 1;
         if (chk && (chk->poison >= 0 || chk->reverse)) {
             reconstruct_checked(c, blocks, n, bw, blk, chk);
@@ -84,9 +119,71 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_
             for (int k = 0; k < n; k++)
                 mmp_reconstruct_block(c, blocks[k] / bw, blocks[k] % bw, &blk[k]);
         }
-        mmp_apply_updates(c);
+        if (crew_updates) {
+            mmp_crew_finish(crew);
+            mmp_updates_end(c);
+        } else {
+            mmp_apply_updates(c);
+        }
     }
     return 0;
+}
+
+/* The restoration filter in bands of rows, a crew's jobs. */
+typedef struct restore_bands {
+    const mmp_restore *r;
+    const int32_t *rec;
+    int stride, w, h, maxval, groups; /* groups of 4 rows a band */
+    uint8_t *cls;
+    uint16_t *out;
+    _Atomic int err;
+} restore_bands;
+
+static void restore_band(void *arg, int j)
+{
+    restore_bands *b = arg;
+    const int gh = (b->h + 3) / 4, g0 = j * b->groups;
+    const int g1 = g0 + b->groups < gh ? g0 + b->groups : gh;
+    if (g0 >= g1)
+        return;
+    if (b->r->enabled &&
+        mmp_restore_classify_rows(b->rec, b->stride, b->w, b->h, b->maxval, b->r, g0, g1, b->cls))
+        atomic_store(&b->err, MMP_ENOMEM);
+    else
+        mmp_restore_rows(b->r, b->rec, b->stride, b->w, b->h, b->maxval, b->cls, 4 * g0,
+                         4 * g1 < b->h ? 4 * g1 : b->h, b->out);
+}
+
+/* mmp_restore_apply, in bands: on the crew if there is one, else with
+ * all_cores on every core (planes of large steps), else on this thread. */
+static int restore_plane(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                         int maxval, uint16_t *out, mmp_crew *crew, int all_cores)
+{
+    int jobs = crew ? 4 * (crew->helpers + 1) : 1;
+#ifdef _OPENMP
+    if (!crew && all_cores)
+        jobs = 4 * omp_get_max_threads();
+#endif
+    jobs = jobs < MMP_CREW_MAX_JOBS ? jobs : MMP_CREW_MAX_JOBS;
+    if (jobs < 2)
+        return mmp_restore_apply(r, rec, stride, w, h, maxval, out);
+    const int gw = (w + 3) / 4, gh = (h + 3) / 4;
+    restore_bands b = {.r = r, .rec = rec, .stride = stride, .w = w, .h = h, .maxval = maxval,
+                       .groups = (gh + jobs - 1) / jobs, .out = out};
+    atomic_init(&b.err, 0);
+    if (r->enabled && !(b.cls = malloc((size_t)gw * gh)))
+        return MMP_ENOMEM;
+    if (crew) {
+        mmp_crew_run(crew, restore_band, &b, jobs);
+    } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) default(none) shared(b) firstprivate(jobs)
+#endif
+        for (int j = 0; j < jobs; j++)
+            restore_band(&b, j);
+    }
+    free(b.cls);
+    return atomic_load(&b.err);
 }
 
 /* Plane p of the layout through the MMP machinery, its samples into out;
@@ -131,8 +228,24 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         else
             mmp_codec_set_transform(&c, (int)qi);
     }
+    /* The crew, for planes whose steps are all small (see above). */
+    const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
+#ifdef _OPENMP
+    const int cores = omp_get_max_threads();
+#else
+    const int cores = mmp_online_cores();
+#endif
+    int helpers = (long)bw * bh >= CREW_MIN_BLOCKS && o.max_step < pmin && cores > 1
+                      ? (cores - 1 < CREW_HELPERS ? cores - 1 : CREW_HELPERS)
+                      : 0;
+    if (chk && chk->helpers)
+        helpers = chk->helpers > 0 ? chk->helpers : 0;
+    mmp_crew crew;
+    mmp_crew_start(&crew, err ? 0 : helpers);
+    mmp_crew *cr = crew.helpers ? &crew : NULL;
     if (!err)
-        err = decode_payload(&c, &o, blk, rc, chk);
+        err = decode_payload(&c, &o, blk, rc, chk, cr);
+    const int large_steps = o.max_step >= pmin;
     free(blk);
     mmp_order_free(&o);
     /* The plane's restoration filter, then the filtered plane. */
@@ -141,10 +254,11 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         if (!(err = mmp_restore_read(rc, &r)) && rc->overrun)
             err = MMP_EBITSTREAM;
         if (!err)
-            err = mmp_restore_apply(&r, c.plane.pix, c.plane.width, l->w[p], l->h[p], l->maxv[p],
-                                    out);
+            err = restore_plane(&r, c.plane.pix, c.plane.width, l->w[p], l->h[p], l->maxv[p],
+                                out, cr, large_steps);
         mmp_restore_free(&r);
     }
+    mmp_crew_stop(&crew);
     mmp_codec_free(&c);
     free(cfl);
     return err;

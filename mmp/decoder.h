@@ -20,6 +20,9 @@ typedef struct mmp_decode_check {
     int reverse; /* 1: reconstruct the blocks of each step last to first */
     int parallel_min; /* > 0: steps of at least this many blocks are decoded
                        * on all threads (0: the decoder's own threshold) */
+    int helpers;      /* > 0: a crew of this many helper threads whatever the
+                       * image's size and the cores; < 0: none; 0: the
+                       * decoder's own rule (mmp/decoder.c) */
 } mmp_decode_check;
 
 /* mmp_decode, with the check (NULL: none). */

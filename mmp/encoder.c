@@ -47,6 +47,7 @@ typedef struct encoder {
     long steps_done; /* of every plane */
     mmp_rc_enc rc;
     double search_s, code_s;
+    double plane_code_s, plane_update_s, plane_restore_s; /* -v: the plane's serial parts */
     long blocks_done, blocks_total;
     uint64_t dict_elements;
     char *errbuf;
@@ -266,6 +267,7 @@ static int set_up_plane(encoder *e, int p)
     /* The dictionary updates use as many threads as the search. */
     e->c.threads = engine_threads(e);
     memset(e->mode_leaves, 0, sizeof e->mode_leaves);
+    e->plane_code_s = e->plane_update_s = e->plane_restore_s = 0;
     if (mmp_layout_has_cfl(l, p)) {
         e->cfl = mmp_cfl_reference(l, p, e->out[0], e->c.plane.width, e->c.plane.height);
         if (!e->cfl)
@@ -358,8 +360,12 @@ static int encode_step(encoder *e, int t)
             return mmp_error(e->errbuf, e->errlen, err,
                              "internal error: block %d,%d does not code as searched", by, bx);
     }
+    const double tu = mmp_now_seconds();
     mmp_apply_updates(c);
-    e->code_s += mmp_now_seconds() - tc;
+    const double te = mmp_now_seconds();
+    e->plane_code_s += tu - tc;
+    e->plane_update_s += te - tu;
+    e->code_s += te - tc;
     return 0;
 }
 
@@ -460,7 +466,13 @@ static int encode_plane(encoder *e, int p)
     if (!err) {
         const double t0 = mmp_now_seconds();
         err = restore_plane(e, p);
-        e->code_s += mmp_now_seconds() - t0;
+        e->plane_restore_s = mmp_now_seconds() - t0;
+        e->code_s += e->plane_restore_s;
+        if (!err && e->st->verbose)
+            mmp_log(&e->log, MMP_LOG_INFO,
+                    "plane %d: coding %.3f s, dictionary updates %.3f s, restoration filter "
+                    "%.3f s",
+                    p, e->plane_code_s, e->plane_update_s, e->plane_restore_s);
         for (int k = 0; k < MMP_NSCALES; k++)
             e->dict_elements += e->c.dict.n[k];
     }

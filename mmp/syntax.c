@@ -309,7 +309,7 @@ static int width_has_room(const mmp_dict *d, int db)
  * samples than this. */
 #define REPEAT_MIN_ROOM 4
 
-void mmp_apply_updates(mmp_codec *c)
+void mmp_updates_begin(mmp_codec *c)
 {
     /* An exact repeat of a pattern offered before (in an earlier step, or
      * earlier in this one, hence at every scale before it) changes no
@@ -324,6 +324,27 @@ void mmp_apply_updates(mmp_codec *c)
     for (int i = 0; i < c->nupd; i++)
         c->upd_repeat[i] = (uint8_t)(look && mmp_dict_repeat(&c->dict, c->upd + c->upd_off[i],
                                                              c->upd_a[i], c->upd_b[i]));
+}
+
+void mmp_updates_width(mmp_codec *c, int db)
+{
+    for (int i = 0; i < c->nupd && width_has_room(&c->dict, db); i++)
+        if (!c->upd_repeat[i])
+            mmp_dict_update_width(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
+                                  db);
+}
+
+void mmp_updates_end(mmp_codec *c)
+{
+    c->nupd = 0;
+    c->upd_len = 0;
+    for (int s = 0; s < MMP_NSCALES; s++)
+        mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
+}
+
+void mmp_apply_updates(mmp_codec *c)
+{
+    mmp_updates_begin(c);
     /* Scale by scale, each taking the step's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
      * scales can go to different threads. The five scales of one width go
@@ -336,12 +357,6 @@ void mmp_apply_updates(mmp_codec *c)
 #pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
 #endif
     for (int db = MMP_LOG2B; db >= 0; db--)
-        for (int i = 0; i < c->nupd && width_has_room(&c->dict, db); i++)
-            if (!c->upd_repeat[i])
-                mmp_dict_update_width(&c->dict, c->upd + c->upd_off[i], c->upd_a[i],
-                                      c->upd_b[i], db);
-    c->nupd = 0;
-    c->upd_len = 0;
-    for (int s = 0; s < MMP_NSCALES; s++)
-        mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
+        mmp_updates_width(c, db);
+    mmp_updates_end(c);
 }

@@ -137,6 +137,15 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk);
  * follow the dictionary's growth. */
 void mmp_apply_updates(mmp_codec *c);
 
+/* The same in three parts, for callers that schedule the widths themselves:
+ * begin (the repeats, in list order), then mmp_updates_width for each db in
+ * 0 .. MMP_LOG2B, in any order and concurrently (each touches only the
+ * scales 2^da x 2^db), then end. Nothing else may change the dictionary or
+ * the queued patterns meanwhile. */
+void mmp_updates_begin(mmp_codec *c);
+void mmp_updates_width(mmp_codec *c, int db);
+void mmp_updates_end(mmp_codec *c);
+
 /* Reconstruct: clip(pred + pattern) into out (n samples). */
 static inline void mmp_reconstruct(const int32_t *pred, const int32_t *pat, int n, int32_t maxval,
                                    int32_t *out)

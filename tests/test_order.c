@@ -141,20 +141,25 @@ static void check_poisoned(const char *name, const mmp_image *img, double lambda
         size_t len = 0;
         mmp_image rec = {0};
         encode_order(img, kinds[ki], lambda, &buf, &len, &rec);
-        /* Last: every step of two blocks or more on all threads. */
-        const mmp_decode_check checks[] = {{-1, 0, 0}, {-1, 1, 0}, {0, 0, 0},
-                                           {0, 1, 0},  {img->maxval, 0, 0}, {img->maxval, 1, 0},
-                                           {-1, 0, 2}};
+        /* Then every step of two blocks or more on all threads, and the
+         * updates and the filter on crews of one and three helpers (also
+         * with the steps poisoned and reversed: the reconstruction runs
+         * beside the updates). */
+        const mmp_decode_check checks[] = {
+            {-1, 0, 0, -1}, {-1, 1, 0, -1}, {0, 0, 0, -1},          {0, 1, 0, -1},
+            {img->maxval, 0, 0, -1}, {img->maxval, 1, 0, -1}, {-1, 0, 2, -1}, {-1, 0, 0, 1},
+            {-1, 0, 0, 3},  {0, 1, 0, 1},   {img->maxval, 0, 0, 3}};
         for (int i = 0; i < NELEM(checks); i++) {
             char what[160];
-            snprintf(what, sizeof what, "%s %dx%d %s lambda %g poison %d%s%s", name, img->width,
-                     img->height, mmp_order_name(kinds[ki]), lambda, checks[i].poison,
+            snprintf(what, sizeof what, "%s %dx%d %s lambda %g poison %d%s%s, %d helpers", name,
+                     img->width, img->height, mmp_order_name(kinds[ki]), lambda, checks[i].poison,
                      checks[i].reverse ? " reversed" : "",
-                     checks[i].parallel_min ? " on all threads" : "");
+                     checks[i].parallel_min ? " on all threads" : "",
+                     checks[i].helpers > 0 ? checks[i].helpers : 0);
             assert_decodes(buf, len, &checks[i], &rec, what);
         }
         print_message("%-8s %dx%d %-9s lambda %4g: %5zu bytes, same image with the step's "
-                      "blocks poisoned, forwards, backwards and on all threads\n",
+                      "blocks poisoned, forwards, backwards, on all threads and on crews\n",
                       name, img->width, img->height, mmp_order_name(kinds[ki]), lambda, len);
         free(buf);
         mmp_image_free(&rec);

@@ -161,6 +161,22 @@ static void test_matches_document(void **state)
             y0 = y1;
         }
         assert_memory_equal(bands, out, sizeof *out * (size_t)w * h);
+        /* The classes in bands of groups of rows (mmp_restore_classify_rows),
+         * each from a buffer of its own, as the decoder's crew makes them. */
+        const size_t ncls = (size_t)((w + 3) / 4) * ((h + 3) / 4);
+        uint8_t *cls_bands = malloc(ncls);
+        assert_non_null(cls_bands);
+        memset(cls_bands, 0xff, ncls);
+        for (int g0 = 0; g0 < (h + 3) / 4;) {
+            const int g1 = g0 + 1 + (int)rng_below(4);
+            assert_int_equal(mmp_restore_classify_rows(rec, stride, w, h, maxval, &r, g0,
+                                                       g1 < (h + 3) / 4 ? g1 : (h + 3) / 4,
+                                                       cls_bands),
+                             0);
+            g0 = g1;
+        }
+        assert_memory_equal(cls_bands, cls, ncls);
+        free(cls_bands);
         free(bands);
         /* Disabled: the plane as it is. */
         r.enabled = 0;

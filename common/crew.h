@@ -1,0 +1,51 @@
+/*
+ * A crew: the calling thread and a few helper threads of its own sharing
+ * out small batches of jobs, one batch at a time, without a parallel region
+ * per batch. The caller posts a batch, may do other work, then runs the
+ * jobs no helper has taken and waits only for those a helper has started:
+ * a helper that is not running delays nothing. Helpers wait for batches by
+ * spinning, then yielding the core (common/wait.h), so a crew is for work
+ * that posts its batches often and briefly, like a decoder's steps.
+ */
+#ifndef MMP_COMMON_CREW_H
+#define MMP_COMMON_CREW_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define MMP_CREW_MAX_JOBS 16
+#define MMP_CREW_MAX_HELPERS 4
+
+typedef void (*mmp_crew_job)(void *arg, int job);
+
+typedef struct mmp_crew {
+    int helpers;                          /* helper threads running */
+    pthread_t thread[MMP_CREW_MAX_HELPERS];
+    mmp_crew_job fn;                      /* the batch: fn(arg, j), j < njobs */
+    void *arg;
+    int njobs;
+    _Atomic int posted;                   /* batches posted so far */
+    _Atomic int stop;                     /* 1: the helpers return */
+    _Atomic int done;                     /* jobs of the batch finished */
+    _Atomic int taken[MMP_CREW_MAX_JOBS]; /* 1: taken, or not in the batch */
+} mmp_crew;
+
+/* Starts up to `helpers` helper threads (fewer where they cannot be
+ * created: crew->helpers says how many; with none, the caller runs every
+ * job itself). */
+void mmp_crew_start(mmp_crew *crew, int helpers);
+
+/* Posts a batch of njobs (at most MMP_CREW_MAX_JOBS) jobs, taken in order
+ * of j. The previous batch must be finished. */
+void mmp_crew_post(mmp_crew *crew, mmp_crew_job fn, void *arg, int njobs);
+
+/* Runs the batch's jobs that no helper has taken, then waits for the rest. */
+void mmp_crew_finish(mmp_crew *crew);
+
+/* Posts a batch and finishes it. */
+void mmp_crew_run(mmp_crew *crew, mmp_crew_job fn, void *arg, int njobs);
+
+/* Stops and joins the helpers. */
+void mmp_crew_stop(mmp_crew *crew);
+
+#endif

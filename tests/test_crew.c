@@ -1,0 +1,98 @@
+/*
+ * Tests for the crew (common/crew.c): every job of every batch runs exactly
+ * once, on whichever thread takes it, and mmp_crew_finish returns only once
+ * all of them have ended, with no helper, one, or several; batches of every
+ * size up to MMP_CREW_MAX_JOBS, back to back, some of whose jobs take long
+ * enough for a helper to hold one while the caller finishes; and a job
+ * outside the batch never runs.
+ */
+#include <stdatomic.h>
+#include <time.h>
+
+#include "common/crew.h"
+#include "tests/util.h"
+
+typedef struct batch_state {
+    _Atomic int runs[MMP_CREW_MAX_JOBS];
+    _Atomic int finished[MMP_CREW_MAX_JOBS];
+    int slow;     /* jobs j with j % 3 == slow sleep a little */
+} batch_state;
+
+static void job(void *arg, int j)
+{
+    batch_state *b = arg;
+    atomic_fetch_add(&b->runs[j], 1);
+    if (j % 3 == b->slow) {
+        const struct timespec ts = {0, 200000}; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&b->finished[j], 1);
+}
+
+static void check_crew(int helpers)
+{
+    mmp_crew crew;
+    mmp_crew_start(&crew, helpers);
+    assert_int_equal(crew.helpers, helpers);
+    rng_seed(0xc4e3 + (unsigned)helpers);
+    for (int iter = 0; iter < 300; iter++) {
+        batch_state b;
+        const int njobs = 1 + (int)rng_below(MMP_CREW_MAX_JOBS);
+        b.slow = (int)rng_below(4); /* 3: none */
+        for (int j = 0; j < MMP_CREW_MAX_JOBS; j++) {
+            atomic_init(&b.runs[j], 0);
+            atomic_init(&b.finished[j], 0);
+        }
+        if (iter % 2) {
+            mmp_crew_run(&crew, job, &b, njobs);
+        } else {
+            mmp_crew_post(&crew, job, &b, njobs);
+            const struct timespec ts = {0, 50000}; /* the caller's own work */
+            nanosleep(&ts, NULL);
+            mmp_crew_finish(&crew);
+        }
+        for (int j = 0; j < MMP_CREW_MAX_JOBS; j++) {
+            const int want = j < njobs;
+            if (atomic_load(&b.runs[j]) != want || atomic_load(&b.finished[j]) != want)
+                fail_msg("%d helpers, batch %d of %d jobs: job %d ran %d times, %s at the end",
+                         helpers, iter, njobs, j, atomic_load(&b.runs[j]),
+                         atomic_load(&b.finished[j]) ? "finished" : "not finished");
+        }
+    }
+    mmp_crew_stop(&crew);
+    assert_int_equal(crew.helpers, 0);
+}
+
+static void test_every_job_once(void **state)
+{
+    (void)state;
+    for (int helpers = 0; helpers <= MMP_CREW_MAX_HELPERS; helpers++)
+        check_crew(helpers);
+}
+
+/* More helpers asked for than a crew holds: it starts MMP_CREW_MAX_HELPERS. */
+static void test_helpers_capped(void **state)
+{
+    (void)state;
+    mmp_crew crew;
+    mmp_crew_start(&crew, MMP_CREW_MAX_HELPERS + 3);
+    assert_int_equal(crew.helpers, MMP_CREW_MAX_HELPERS);
+    batch_state b = {.slow = 3};
+    for (int j = 0; j < MMP_CREW_MAX_JOBS; j++) {
+        atomic_init(&b.runs[j], 0);
+        atomic_init(&b.finished[j], 0);
+    }
+    mmp_crew_run(&crew, job, &b, MMP_CREW_MAX_JOBS);
+    for (int j = 0; j < MMP_CREW_MAX_JOBS; j++)
+        assert_int_equal(atomic_load(&b.runs[j]), 1);
+    mmp_crew_stop(&crew);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_job_once),
+        cmocka_unit_test(test_helpers_capped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
