@@ -4,8 +4,11 @@
  * per batch. The caller posts a batch, may do other work, then runs the
  * jobs no helper has taken and waits only for those a helper has started:
  * a helper that is not running delays nothing. Helpers wait for batches by
- * spinning, then yielding the core (common/wait.h), so a crew is for work
- * that posts its batches often and briefly, like a decoder's steps.
+ * spinning, then yielding the core (common/wait.h), which suits work that
+ * posts its batches often and briefly, like a decoder's steps; or, for work
+ * whose batches are far apart and whose cores have other work meanwhile
+ * (an encoder's steps, between searches), by spinning briefly and then
+ * sleeping until the next batch.
  */
 #ifndef MMP_COMMON_CREW_H
 #define MMP_COMMON_CREW_H
@@ -20,6 +23,10 @@ typedef void (*mmp_crew_job)(void *arg, int job);
 
 typedef struct mmp_crew {
     int helpers;                          /* helper threads running */
+    int sleep;                            /* 1: helpers sleep between batches */
+    pthread_mutex_t lock;                 /* for the sleepers */
+    pthread_cond_t wake;
+    _Atomic int sleepers;
     pthread_t thread[MMP_CREW_MAX_HELPERS];
     mmp_crew_job fn;                      /* the batch: fn(arg, j), j < njobs */
     void *arg;
@@ -32,8 +39,8 @@ typedef struct mmp_crew {
 
 /* Starts up to `helpers` helper threads (fewer where they cannot be
  * created: crew->helpers says how many; with none, the caller runs every
- * job itself). */
-void mmp_crew_start(mmp_crew *crew, int helpers);
+ * job itself); sleep: 1 for helpers that sleep between batches. */
+void mmp_crew_start(mmp_crew *crew, int helpers, int sleep);
 
 /* Posts a batch of njobs (at most MMP_CREW_MAX_JOBS) jobs, taken in order
  * of j. The previous batch must be finished. */

@@ -241,7 +241,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     if (chk && chk->helpers)
         helpers = chk->helpers > 0 ? chk->helpers : 0;
     mmp_crew crew;
-    mmp_crew_start(&crew, err ? 0 : helpers);
+    mmp_crew_start(&crew, err ? 0 : helpers, 0);
     mmp_crew *cr = crew.helpers ? &crew : NULL;
     if (!err)
         err = decode_payload(&c, &o, blk, rc, chk, cr);

@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "common/container.h"
+#include "common/crew.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/timing.h"
+#include "common/wait.h"
 #include "kernels/engine.h"
 #include "mmp/alpha.h"
 #include "mmp/colour.h"
@@ -47,6 +49,8 @@ typedef struct encoder {
     long steps_done; /* of every plane */
     mmp_rc_enc rc;
     double search_s, code_s;
+    mmp_crew crew; /* the steps' dictionary updates (encode_step) */
+    int crew_on;
     double plane_code_s, plane_update_s, plane_restore_s; /* -v: the plane's serial parts */
     long blocks_done, blocks_total;
     uint64_t dict_elements;
@@ -250,6 +254,27 @@ static int engine_threads(const encoder *e)
     return mmp_engines_concurrency(&e->engines);
 }
 
+/*
+ * The dictionary updates of a step run as many jobs as there are widths of
+ * scales (mmp_apply_updates): with an engine that has as many threads as
+ * cores (omp) on the threads of the search's last region, which are still
+ * awake; with one that has more threads than cores (opencl's mostly wait
+ * for the device) on a crew of sleeping helpers, as a region would have to
+ * wake many threads that share the cores (docs/results/wavefront-2026-11-23.md,
+ * twenty-first session). Called when a plane starts and when its engine
+ * changes.
+ */
+static void start_update_crew(encoder *e)
+{
+    if (e->crew_on)
+        mmp_crew_stop(&e->crew);
+    const int cores = mmp_online_cores(), threads = engine_threads(e);
+    mmp_crew_start(&e->crew, cores > 1 && threads > cores ? cores - 1 : 0, 1);
+    e->crew_on = e->crew.helpers > 0;
+    if (!e->crew_on)
+        mmp_crew_stop(&e->crew);
+}
+
 /* For plane p: the coding order, the codec state both sides keep, the
  * padded original, the token buffers. */
 static int set_up_plane(encoder *e, int p)
@@ -268,6 +293,7 @@ static int set_up_plane(encoder *e, int p)
     e->c.threads = engine_threads(e);
     memset(e->mode_leaves, 0, sizeof e->mode_leaves);
     e->plane_code_s = e->plane_update_s = e->plane_restore_s = 0;
+    start_update_crew(e);
     if (mmp_layout_has_cfl(l, p)) {
         e->cfl = mmp_cfl_reference(l, p, e->out[0], e->c.plane.width, e->c.plane.height);
         if (!e->cfl)
@@ -285,6 +311,9 @@ static int set_up_plane(encoder *e, int p)
 
 static void tear_down_plane(encoder *e)
 {
+    if (e->crew_on)
+        mmp_crew_stop(&e->crew);
+    e->crew_on = 0;
     mmp_search_destroy(e->search);
     e->search = NULL;
     free(e->blk);
@@ -313,6 +342,12 @@ static const char *engine_reason(const encoder *e, int err)
     const mmp_engine_ops *eng = e->engines.eng;
     const char *why = eng->last_error ? eng->last_error(e->engines.es) : NULL;
     return why ? why : mmp_strerror(err);
+}
+
+/* A crew's job: the updates of the scales of width 2^(MMP_LOG2B - j). */
+static void update_job(void *arg, int j)
+{
+    mmp_updates_width(arg, MMP_LOG2B - j);
 }
 
 /*
@@ -361,7 +396,13 @@ static int encode_step(encoder *e, int t)
                              "internal error: block %d,%d does not code as searched", by, bx);
     }
     const double tu = mmp_now_seconds();
-    mmp_apply_updates(c);
+    if (e->crew_on) {
+        mmp_updates_begin(c);
+        mmp_crew_run(&e->crew, update_job, c, MMP_NLOG);
+        mmp_updates_end(c);
+    } else {
+        mmp_apply_updates(c);
+    }
     const double te = mmp_now_seconds();
     e->plane_code_s += tu - tc;
     e->plane_update_s += te - tu;
@@ -446,6 +487,7 @@ static int encode_plane(encoder *e, int p)
             mmp_search_destroy(e->search);
             e->search = NULL;
             e->c.threads = engine_threads(e);
+            start_update_crew(e);
             err = make_search(e, p);
         }
     }

@@ -1,7 +1,8 @@
 /*
  * Tests for the crew (common/crew.c): every job of every batch runs exactly
  * once, on whichever thread takes it, and mmp_crew_finish returns only once
- * all of them have ended, with no helper, one, or several; batches of every
+ * all of them have ended, with no helper, one, or several, spinning or
+ * sleeping between batches (and woken by the next); batches of every
  * size up to MMP_CREW_MAX_JOBS, back to back, some of whose jobs take long
  * enough for a helper to hold one while the caller finishes; and a job
  * outside the batch never runs.
@@ -29,10 +30,10 @@ static void job(void *arg, int j)
     atomic_store(&b->finished[j], 1);
 }
 
-static void check_crew(int helpers)
+static void check_crew(int helpers, int sleep)
 {
     mmp_crew crew;
-    mmp_crew_start(&crew, helpers);
+    mmp_crew_start(&crew, helpers, sleep);
     assert_int_equal(crew.helpers, helpers);
     rng_seed(0xc4e3 + (unsigned)helpers);
     for (int iter = 0; iter < 300; iter++) {
@@ -51,11 +52,16 @@ static void check_crew(int helpers)
             nanosleep(&ts, NULL);
             mmp_crew_finish(&crew);
         }
+        if (sleep && iter % 7 == 0) { /* long enough between batches for helpers to sleep */
+            const struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+        }
         for (int j = 0; j < MMP_CREW_MAX_JOBS; j++) {
             const int want = j < njobs;
             if (atomic_load(&b.runs[j]) != want || atomic_load(&b.finished[j]) != want)
-                fail_msg("%d helpers, batch %d of %d jobs: job %d ran %d times, %s at the end",
-                         helpers, iter, njobs, j, atomic_load(&b.runs[j]),
+                fail_msg("%d helpers%s, batch %d of %d jobs: job %d ran %d times, %s at the end",
+                         helpers, sleep ? " that sleep" : "", iter, njobs, j,
+                         atomic_load(&b.runs[j]),
                          atomic_load(&b.finished[j]) ? "finished" : "not finished");
         }
     }
@@ -67,7 +73,8 @@ static void test_every_job_once(void **state)
 {
     (void)state;
     for (int helpers = 0; helpers <= MMP_CREW_MAX_HELPERS; helpers++)
-        check_crew(helpers);
+        for (int sleep = 0; sleep < 2; sleep++)
+            check_crew(helpers, sleep);
 }
 
 /* More helpers asked for than a crew holds: it starts MMP_CREW_MAX_HELPERS. */
@@ -75,7 +82,7 @@ static void test_helpers_capped(void **state)
 {
     (void)state;
     mmp_crew crew;
-    mmp_crew_start(&crew, MMP_CREW_MAX_HELPERS + 3);
+    mmp_crew_start(&crew, MMP_CREW_MAX_HELPERS + 3, 1);
     assert_int_equal(crew.helpers, MMP_CREW_MAX_HELPERS);
     batch_state b = {.slow = 3};
     for (int j = 0; j < MMP_CREW_MAX_JOBS; j++) {
