@@ -224,7 +224,10 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
 /*
  * Decode a whole .mmp file held in buf[0..len). On success `img` holds the
  * image (free with mmp_image_free), with the channels the file has. Hostile input yields an error, never a
- * crash, a hang or an unbounded allocation.
+ * crash, a hang or an unbounded allocation. Thread-safe for different
+ * buffers and images; it may run threads of its own until it returns (up to
+ * OMP_NUM_THREADS, or the cores; mmp-dec(1) says which images use how
+ * many), and gives the same image whatever their number.
  */
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
 
