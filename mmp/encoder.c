@@ -1,8 +1,13 @@
 /* The encoder driver: the planes, and in each the steps of blocks in the coding order: search, coding, updates. */
 #include <math.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "common/container.h"
 #include "common/crew.h"
@@ -42,7 +47,7 @@ typedef struct encoder {
     long mode_leaves[MMP_NUM_MODES]; /* its prediction leaves per mode (for -v) */
     int32_t *tok;    /* the tokens of a step's blocks, MMP_MAX_BLOCK_TOKENS each */
     int *ntok;
-    mmp_block *blk;  /* one block's syntax */
+    mmp_block *blk;  /* the syntax of each block of a step */
     mmp_search *search;
     /* For all of them. */
     mmp_engines engines;
@@ -303,7 +308,7 @@ static int set_up_plane(encoder *e, int p)
     e->orig = pad_original(e->in[p], l->w[p], l->h[p], e->c.plane.width, e->c.plane.height);
     e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS * e->order.max_step);
     e->ntok = malloc(sizeof(int) * e->order.max_step);
-    e->blk = malloc(sizeof *e->blk);
+    e->blk = malloc(sizeof *e->blk * (size_t)e->order.max_step);
     if (!e->orig || !e->tok || !e->ntok || !e->blk)
         return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
     return 0;
@@ -344,17 +349,58 @@ static const char *engine_reason(const encoder *e, int err)
     return why ? why : mmp_strerror(err);
 }
 
-/* A crew's job: the updates of the scales of width 2^(MMP_LOG2B - j). */
-static void update_job(void *arg, int j)
+/* The jobs after a step's symbols: MMP_NLOG of updates (one width of
+ * scales each, the widest first), then up to STEP_JOBS - MMP_NLOG of
+ * checks (blocks k, k + nchk, ...). */
+#define STEP_JOBS MMP_CREW_MAX_JOBS
+
+typedef struct step_checks {
+    encoder *e;
+    const int32_t *blocks;
+    int n, bw, nchk;
+    _Atomic int bad; /* the first block whose rebuild differs (n: none) */
+} step_checks;
+
+/* Block k rebuilt through the decoder's path from its coded residuals; 1 if
+ * it equals what the search chose. */
+static int check_block(encoder *e, int by, int bx, const mmp_block *blk)
 {
-    mmp_updates_width(arg, MMP_LOG2B - j);
+    mmp_codec *c = &e->c;
+    const int pw = c->plane.width;
+    int32_t chosen[MMP_B * MMP_B];
+    for (int y = 0; y < MMP_B; y++) {
+        const long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
+        memcpy(chosen + y * MMP_B, c->plane.pix + row, sizeof(chosen[0]) * MMP_B);
+        memset(c->plane.avail + row, 0, MMP_B);
+    }
+    mmp_reconstruct_block(c, by, bx, blk);
+    for (int y = 0; y < MMP_B; y++)
+        if (memcmp(chosen + y * MMP_B, c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
+                   sizeof(chosen[0]) * MMP_B))
+            return 0;
+    return 1;
+}
+
+static void step_job(void *arg, int j)
+{
+    step_checks *sc = arg;
+    if (j < MMP_NLOG) {
+        mmp_updates_width(&sc->e->c, MMP_LOG2B - j);
+        return;
+    }
+    for (int k = j - MMP_NLOG; k < sc->n; k += sc->nchk)
+        if (!check_block(sc->e, sc->blocks[k] / sc->bw, sc->blocks[k] % sc->bw, &sc->e->blk[k])) {
+            int was = atomic_load(&sc->bad);
+            while (k < was && !atomic_compare_exchange_weak(&sc->bad, &was, k))
+                ;
+        }
 }
 
 /*
  * Step t: the search's decisions for all its blocks, then block by block in
- * coding order their symbols, coded through the decoder's own path and
- * checked to rebuild exactly what the search chose, then the step's
- * dictionary updates.
+ * coding order their symbols, coded through the decoder's own path, then
+ * at once the step's dictionary updates and each block's check that the
+ * decoder's path rebuilds exactly what the search chose (step_job).
  */
 static int encode_step(encoder *e, int t)
 {
@@ -370,39 +416,45 @@ static int encode_step(encoder *e, int t)
         return mmp_error(e->errbuf, e->errlen, err, "search failed in step %d: %s", t,
                          engine_reason(e, err));
     for (int k = 0; k < n; k++) {
-        const int by = blocks[k] / bw, bx = blocks[k] % bw;
-        int32_t chosen[MMP_B * MMP_B];
-        for (int y = 0; y < MMP_B; y++) {
-            long row = (long)(by * MMP_B + y) * pw + bx * MMP_B;
-            memcpy(chosen + y * MMP_B, c->plane.pix + row, sizeof(chosen[0]) * MMP_B);
-            memset(c->plane.avail + row, 0, MMP_B);
-        }
         mmp_symbols io = {.encoding = 1,
                           .enc = &e->rc,
                           .tok = e->tok + (long)k * MMP_MAX_BLOCK_TOKENS,
                           .ntok = e->ntok[k]};
-        err = mmp_code_block(c, &io, e->blk);
-        if (!err)
-            mmp_reconstruct_block(c, by, bx, e->blk);
-        for (int i = 0; i < e->blk->nleaves && !err; i++)
-            e->mode_leaves[e->blk->leaf[i].mode]++;
-        for (int y = 0; y < MMP_B && !err; y++)
-            if (memcmp(chosen + y * MMP_B,
-                       c->plane.pix + (long)(by * MMP_B + y) * pw + bx * MMP_B,
-                       sizeof(chosen[0]) * MMP_B))
-                err = MMP_EINVAL;
+        err = mmp_code_block(c, &io, &e->blk[k]);
         if (err)
             return mmp_error(e->errbuf, e->errlen, err,
-                             "internal error: block %d,%d does not code as searched", by, bx);
+                             "internal error: block %d,%d does not code as searched",
+                             blocks[k] / bw, blocks[k] % bw);
+        for (int i = 0; i < e->blk[k].nleaves; i++)
+            e->mode_leaves[e->blk[k].leaf[i].mode]++;
     }
+    /* The step's updates and its blocks' checks at once: the updates read
+     * the queued patterns and change the dictionary, a check reads its
+     * block's residuals and the plane, and rebuilds only its own block (no
+     * block of a step reads another's pixels, docs/format.md 4.3). */
     const double tu = mmp_now_seconds();
+    mmp_updates_begin(c);
+    step_checks sc = {.e = e, .blocks = blocks, .n = n, .bw = bw,
+                      .nchk = n < STEP_JOBS - MMP_NLOG ? n : STEP_JOBS - MMP_NLOG};
+    atomic_init(&sc.bad, n);
+    const int jobs = MMP_NLOG + sc.nchk;
     if (e->crew_on) {
-        mmp_updates_begin(c);
-        mmp_crew_run(&e->crew, update_job, c, MMP_NLOG);
-        mmp_updates_end(c);
+        mmp_crew_run(&e->crew, step_job, &sc, jobs);
     } else {
-        mmp_apply_updates(c);
+#ifdef _OPENMP
+        const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) if (c->threads != 1) num_threads(nt) default(none) \
+    shared(sc) firstprivate(jobs)
+#endif
+        for (int j = 0; j < jobs; j++)
+            step_job(&sc, j);
     }
+    mmp_updates_end(c);
+    const int bad = atomic_load(&sc.bad);
+    if (bad < n)
+        return mmp_error(e->errbuf, e->errlen, MMP_EINVAL,
+                         "internal error: block %d,%d does not code as searched",
+                         blocks[bad] / bw, blocks[bad] % bw);
     const double te = mmp_now_seconds();
     e->plane_code_s += tu - tc;
     e->plane_update_s += te - tu;
@@ -512,8 +564,8 @@ static int encode_plane(encoder *e, int p)
         e->code_s += e->plane_restore_s;
         if (!err && e->st->verbose)
             mmp_log(&e->log, MMP_LOG_INFO,
-                    "plane %d: coding %.3f s, dictionary updates %.3f s, restoration filter "
-                    "%.3f s",
+                    "plane %d: coding %.3f s, dictionary updates and the blocks' checks %.3f s, "
+                    "restoration filter %.3f s",
                     p, e->plane_code_s, e->plane_update_s, e->plane_restore_s);
         for (int k = 0; k < MMP_NSCALES; k++)
             e->dict_elements += e->c.dict.n[k];
