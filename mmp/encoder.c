@@ -54,7 +54,7 @@ typedef struct encoder {
     long steps_done; /* of every plane */
     mmp_rc_enc rc;
     double search_s, code_s;
-    mmp_crew crew; /* the steps' dictionary updates (encode_step) */
+    mmp_crew crew; /* the steps' updates and checks (start_update_crew) */
     int crew_on;
     double plane_code_s, plane_update_s, plane_restore_s; /* -v: the plane's serial parts */
     long blocks_done, blocks_total;
@@ -260,14 +260,14 @@ static int engine_threads(const encoder *e)
 }
 
 /*
- * The dictionary updates of a step run as many jobs as there are widths of
- * scales (mmp_apply_updates): with an engine that has as many threads as
- * cores (omp) on the threads of the search's last region, which are still
- * awake; with one that has more threads than cores (opencl's mostly wait
- * for the device) on a crew of sleeping helpers, as a region would have to
- * wake many threads that share the cores (docs/results/wavefront-2026-11-23.md,
- * twenty-first session). Called when a plane starts and when its engine
- * changes.
+ * After a step's symbols, its dictionary updates (a job per width of
+ * scales) and its blocks' checks run as one batch of jobs (step_job): with
+ * an engine that has as many threads as cores (omp) on the threads of the
+ * search's last region, which are still awake; with one that has more
+ * threads than cores (opencl's mostly wait for the device) on a crew of
+ * sleeping helpers, as a region would have to wake many threads that share
+ * the cores (docs/results/wavefront-2026-11-23.md, twenty-first session).
+ * Called when a plane starts and when its engine changes.
  */
 static void start_update_crew(encoder *e)
 {
@@ -294,7 +294,8 @@ static int set_up_plane(encoder *e, int p)
         return mmp_error(e->errbuf, e->errlen, err, "cannot set up the encoder: %s",
                          mmp_strerror(err));
     e->c.plane_index = p;
-    /* The dictionary updates use as many threads as the search. */
+    /* The step's updates and checks use as many threads as the search
+     * (encode_step), on a crew where the engine has more threads than cores. */
     e->c.threads = engine_threads(e);
     memset(e->mode_leaves, 0, sizeof e->mode_leaves);
     e->plane_code_s = e->plane_update_s = e->plane_restore_s = 0;
@@ -361,8 +362,8 @@ typedef struct step_checks {
     _Atomic int bad; /* the first block whose rebuild differs (n: none) */
 } step_checks;
 
-/* Block k rebuilt through the decoder's path from its coded residuals; 1 if
- * it equals what the search chose. */
+/* The block at (by, bx) rebuilt through the decoder's path from its coded
+ * syntax blk; 1 if it equals what the search chose. */
 static int check_block(encoder *e, int by, int bx, const mmp_block *blk)
 {
     mmp_codec *c = &e->c;
