@@ -231,7 +231,8 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     /* The crew, for planes whose steps are all small (see above). */
     const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
 #ifdef _OPENMP
-    const int cores = omp_get_max_threads();
+    /* Called from a parallel region, the caller's threads are the decoder's. */
+    const int cores = omp_in_parallel() ? 1 : omp_get_max_threads();
 #else
     const int cores = mmp_online_cores();
 #endif
