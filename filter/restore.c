@@ -244,20 +244,24 @@ void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int 
     }
 }
 
+int mmp_restore_apply_groups(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out)
+{
+    if (r->enabled && mmp_restore_classify_rows(rec, stride, w, h, maxval, r, g0, g1, cls))
+        return MMP_ENOMEM;
+    mmp_restore_rows(r, rec, stride, w, h, maxval, cls, 4 * g0, 4 * g1 < h ? 4 * g1 : h, out);
+    return 0;
+}
+
 int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
                       int maxval, uint16_t *out)
 {
-    uint8_t *cls = NULL;
-    if (r->enabled) {
-        cls = malloc((size_t)((w + 3) / 4) * ((h + 3) / 4));
-        if (!cls || mmp_restore_classify(rec, stride, w, h, maxval, r, cls)) {
-            free(cls);
-            return MMP_ENOMEM;
-        }
-    }
-    mmp_restore_rows(r, rec, stride, w, h, maxval, cls, 0, h, out);
+    uint8_t *cls = r->enabled ? malloc((size_t)((w + 3) / 4) * ((h + 3) / 4)) : NULL;
+    if (r->enabled && !cls)
+        return MMP_ENOMEM;
+    const int err = mmp_restore_apply_groups(r, rec, stride, w, h, maxval, 0, (h + 3) / 4, cls, out);
     free(cls);
-    return 0;
+    return err;
 }
 
 /* ---- syntax ---- */

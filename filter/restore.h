@@ -68,6 +68,14 @@ int mmp_restore_classify_rows(const int32_t *rec, int stride, int w, int h, int 
 int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
                       int maxval, uint16_t *out);
 
+/* The rows of the groups g0 .. g1 - 1 (rows 4 g0 .. min(4 g1, h) - 1) of
+ * mmp_restore_apply's output: their classes into their part of cls (the
+ * whole plane's array, unused when r is disabled), then the filter. Bands
+ * of groups are independent, so they may run in parallel. Returns 0 or
+ * MMP_ENOMEM. */
+int mmp_restore_apply_groups(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out);
+
 /* Rows [y0, y1) of mmp_restore_apply's output, given the classes cls of
  * mmp_restore_classify with r (unread when r is disabled): rows are
  * independent, so the encoder's fit filters bands of them in parallel. */

@@ -77,12 +77,6 @@ static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int 
     }
 }
 
-/* A crew's job: the updates of the scales of width 2^(MMP_LOG2B - j). */
-static void update_job(void *arg, int j)
-{
-    mmp_updates_width(arg, MMP_LOG2B - j);
-}
-
 /* The payload's steps; crew: helpers for the small steps' updates, or NULL. */
 static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_rc_dec *rc,
                           const mmp_decode_check *chk, mmp_crew *crew)
@@ -106,7 +100,7 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_
         const int crew_updates = crew && n < pmin;
         if (crew_updates) {
             mmp_updates_begin(c);
-            mmp_crew_post(crew, update_job, c, MMP_NLOG);
+            mmp_crew_post(crew, mmp_updates_job, c, MMP_NLOG);
         }
         c->threads = n >= pmin ? 0 : 1;
         if (chk && (chk->poison >= 0 || chk->reverse)) {
@@ -144,14 +138,10 @@ static void restore_band(void *arg, int j)
     restore_bands *b = arg;
     const int gh = (b->h + 3) / 4, g0 = j * b->groups;
     const int g1 = g0 + b->groups < gh ? g0 + b->groups : gh;
-    if (g0 >= g1)
-        return;
-    if (b->r->enabled &&
-        mmp_restore_classify_rows(b->rec, b->stride, b->w, b->h, b->maxval, b->r, g0, g1, b->cls))
+    if (g0 < g1 &&
+        mmp_restore_apply_groups(b->r, b->rec, b->stride, b->w, b->h, b->maxval, g0, g1, b->cls,
+                                 b->out))
         atomic_store(&b->err, MMP_ENOMEM);
-    else
-        mmp_restore_rows(b->r, b->rec, b->stride, b->w, b->h, b->maxval, b->cls, 4 * g0,
-                         4 * g1 < b->h ? 4 * g1 : b->h, b->out);
 }
 
 /* mmp_restore_apply, in bands: on the crew if there is one, else with

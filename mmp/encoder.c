@@ -273,11 +273,12 @@ static void start_update_crew(encoder *e)
 {
     if (e->crew_on)
         mmp_crew_stop(&e->crew);
+    e->crew_on = 0;
     const int cores = mmp_online_cores(), threads = engine_threads(e);
-    mmp_crew_start(&e->crew, cores > 1 && threads > cores ? cores - 1 : 0, 1);
-    e->crew_on = e->crew.helpers > 0;
-    if (!e->crew_on)
-        mmp_crew_stop(&e->crew);
+    if (cores > 1 && threads > cores) {
+        mmp_crew_start(&e->crew, cores - 1, 1);
+        e->crew_on = 1; /* with no helper started, encode_step runs every job itself */
+    }
 }
 
 /* For plane p: the coding order, the codec state both sides keep, the
@@ -350,9 +351,8 @@ static const char *engine_reason(const encoder *e, int err)
     return why ? why : mmp_strerror(err);
 }
 
-/* The jobs after a step's symbols: MMP_NLOG of updates (one width of
- * scales each, the widest first), then up to STEP_JOBS - MMP_NLOG of
- * checks (blocks k, k + nchk, ...). */
+/* The jobs after a step's symbols: MMP_NLOG of updates (mmp_updates_job),
+ * then up to STEP_JOBS - MMP_NLOG of checks (blocks k, k + nchk, ...). */
 #define STEP_JOBS MMP_CREW_MAX_JOBS
 
 typedef struct step_checks {
@@ -386,7 +386,7 @@ static void step_job(void *arg, int j)
 {
     step_checks *sc = arg;
     if (j < MMP_NLOG) {
-        mmp_updates_width(&sc->e->c, MMP_LOG2B - j);
+        mmp_updates_job(&sc->e->c, j);
         return;
     }
     for (int k = j - MMP_NLOG; k < sc->n; k += sc->nchk)

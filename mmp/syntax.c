@@ -326,8 +326,10 @@ void mmp_updates_begin(mmp_codec *c)
                                                              c->upd_a[i], c->upd_b[i]));
 }
 
-void mmp_updates_width(mmp_codec *c, int db)
+void mmp_updates_job(void *codec, int j)
 {
+    mmp_codec *c = codec;
+    const int db = MMP_LOG2B - j;
     for (int i = 0; i < c->nupd && width_has_room(&c->dict, db); i++)
         if (!c->upd_repeat[i])
             mmp_dict_update_width(&c->dict, c->upd + c->upd_off[i], c->upd_a[i], c->upd_b[i],
@@ -356,7 +358,7 @@ void mmp_apply_updates(mmp_codec *c)
     const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
 #endif
-    for (int db = MMP_LOG2B; db >= 0; db--)
-        mmp_updates_width(c, db);
+    for (int j = 0; j < MMP_NLOG; j++)
+        mmp_updates_job(c, j);
     mmp_updates_end(c);
 }

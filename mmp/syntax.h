@@ -137,13 +137,15 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk);
  * follow the dictionary's growth. */
 void mmp_apply_updates(mmp_codec *c);
 
-/* The same in three parts, for callers that schedule the widths themselves:
- * begin (the repeats, in list order), then mmp_updates_width for each db in
- * 0 .. MMP_LOG2B, in any order and concurrently (each touches only the
- * scales 2^da x 2^db), then end. Nothing else may change the dictionary or
- * the queued patterns meanwhile. */
+/* The same in three parts, for callers that schedule the jobs themselves:
+ * begin (the repeats, in list order), then mmp_updates_job for each j in
+ * 0 .. MMP_NLOG - 1, in any order and concurrently, then end. Nothing else
+ * may change the dictionary or the queued patterns meanwhile. Job j updates
+ * the scales of width 2^(MMP_LOG2B - j) and touches no other scale; the
+ * widest, whose work is the largest, is job 0. codec is the mmp_codec (a
+ * crew's job, common/crew.h). */
 void mmp_updates_begin(mmp_codec *c);
-void mmp_updates_width(mmp_codec *c, int db);
+void mmp_updates_job(void *codec, int j);
 void mmp_updates_end(mmp_codec *c);
 
 /* Reconstruct: clip(pred + pattern) into out (n samples). */

@@ -176,6 +176,18 @@ static void test_matches_document(void **state)
             g0 = g1;
         }
         assert_memory_equal(cls_bands, cls, ncls);
+        /* The whole output in bands of groups (mmp_restore_apply_groups). */
+        memset(bands, 0, sizeof *bands * (size_t)w * h);
+        memset(cls_bands, 0xff, ncls);
+        for (int g0 = 0; g0 < (h + 3) / 4;) {
+            const int g1 = g0 + 1 + (int)rng_below(4);
+            assert_int_equal(mmp_restore_apply_groups(&r, rec, stride, w, h, maxval, g0,
+                                                      g1 < (h + 3) / 4 ? g1 : (h + 3) / 4,
+                                                      cls_bands, bands),
+                             0);
+            g0 = g1;
+        }
+        assert_memory_equal(bands, out, sizeof *out * (size_t)w * h);
         free(cls_bands);
         free(bands);
         /* Disabled: the plane as it is. */
