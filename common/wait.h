@@ -4,20 +4,14 @@
 #define MMP_COMMON_WAIT_H
 
 #include <sched.h>
-#include <unistd.h>
 
-/* The cores online, or 0 where the system cannot tell. */
-static inline int mmp_online_cores(void)
-{
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
-}
+#include "common/cores.h"
 
 /* Whether `threads` threads may each have a core to spin on: where they
  * outnumber the cores, a waiting thread should sleep, not spin or yield. */
 static inline int mmp_may_spin(int threads)
 {
-    const int cores = mmp_online_cores();
+    const int cores = mmp_usable_cores();
     return cores == 0 || threads <= cores;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/container.h"
 #include "common/crew.h"
+#include "common/cores.h"
 #include "common/error.h"
 #include "common/wait.h"
 #include "filter/restore.h"
@@ -224,7 +225,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     /* Called from a parallel region, the caller's threads are the decoder's. */
     const int cores = omp_in_parallel() ? 1 : omp_get_max_threads();
 #else
-    const int cores = mmp_online_cores();
+    const int cores = mmp_usable_cores();
 #endif
     int helpers = (long)bw * bh >= CREW_MIN_BLOCKS && o.max_step < pmin && cores > 1
                       ? (cores - 1 < CREW_HELPERS ? cores - 1 : CREW_HELPERS)

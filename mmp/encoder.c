@@ -11,6 +11,7 @@
 
 #include "common/container.h"
 #include "common/crew.h"
+#include "common/cores.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "common/log.h"
@@ -274,7 +275,7 @@ static void start_update_crew(encoder *e)
     if (e->crew_on)
         mmp_crew_stop(&e->crew);
     e->crew_on = 0;
-    const int cores = mmp_online_cores(), threads = engine_threads(e);
+    const int cores = mmp_usable_cores(), threads = engine_threads(e);
     if (cores > 1 && threads > cores) {
         mmp_crew_start(&e->crew, cores - 1, 1);
         e->crew_on = 1; /* with no helper started, encode_step runs every job itself */

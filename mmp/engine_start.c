@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cores.h"
 #include "common/error.h"
 #include "common/timing.h"
 #include "common/wait.h"
@@ -47,7 +48,7 @@ static const mmp_engine_ops *quick_engine(const mmp_engine_config *cfg)
  */
 static int head_start_threads(void)
 {
-    const int cores = mmp_online_cores();
+    const int cores = mmp_usable_cores();
     return cores >= 2 ? cores * 3 / 4 : 1;
 }
 
@@ -136,7 +137,7 @@ static void *start_slow(void *arg)
  * wavefront-2026-11-23.md, "Twelfth session"). */
 static int cpu_suffices(const mmp_engine_config *cfg, long blocks)
 {
-    const int cores = cfg->threads > 0 ? cfg->threads : mmp_online_cores();
+    const int cores = cfg->threads > 0 ? cfg->threads : mmp_usable_cores();
     return blocks <= (long)MMP_AUTO_CPU_BLOCKS_PER_CORE * (cores > 0 ? cores : 1);
 }
 

@@ -226,7 +226,7 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
  * image (free with mmp_image_free), with the channels the file has. Hostile input yields an error, never a
  * crash, a hang or an unbounded allocation. Thread-safe for different
  * buffers and images; it may run threads of its own until it returns (up to
- * OMP_NUM_THREADS, or the cores; mmp-dec(1) says which images use how
+ * OMP_NUM_THREADS, or the cores of the process's affinity mask; mmp-dec(1) says which images use how
  * many; none of its own for 512 x 512 images when called inside an OpenMP
  * parallel region), and gives the same image whatever their number.
  */
