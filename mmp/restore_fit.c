@@ -2,6 +2,7 @@
 #include "mmp/restore_fit.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,39 +44,51 @@ typedef struct istats {
     int64_t R[N][N], r[N], E, n;
 } istats;
 
-/* Sample (y, x): its class, or -1 where its region is off; its features f
- * (the tap pairs' second differences) and its error e = orig - rec. */
-static int sample(const uint8_t *cls, const mmp_restore *r, const int32_t *rec,
-                  const int32_t *orig, int stride, int w, int h, int y, int x, int64_t *f,
-                  int64_t *e)
+/* How far a tap reaches from its sample, in rows or columns. */
+#define REACH 3
+
+/* Sample (y, x) of rec near the plane's edge: its features f (the tap
+ * pairs' second differences, the taps' rows and columns clamped into the
+ * plane). */
+static void edge_features(const int32_t *rec, int stride, int w, int h, int y, int x, int64_t *f)
 {
-    if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
-        return -1;
-    const long i = (long)y * stride + x;
-    const int64_t v2 = 2 * (int64_t)rec[i];
+    const int64_t v2 = 2 * (int64_t)rec[(long)y * stride + x];
     for (int k = 0; k < N; k++) {
         const int dy = mmp_rf_tap[k][0], dx = mmp_rf_tap[k][1];
         const int32_t a = rec[(long)clampi(y + dy, 0, h - 1) * stride + clampi(x + dx, 0, w - 1)];
         const int32_t b = rec[(long)clampi(y - dy, 0, h - 1) * stride + clampi(x - dx, 0, w - 1)];
         f[k] = (int64_t)a + b - v2;
     }
-    *e = (int64_t)orig[i] - rec[i];
-    return cls[(long)(y / 4) * ((w + 3) / 4) + x / 4];
 }
 
-/* Rows [y0, y1) of accumulate's sums into st[MMP_RF_CLASSES], zeroed here. */
-static void accumulate_rows(istats *st, const uint8_t *cls, const mmp_restore *r,
-                            const int32_t *rec, const int32_t *orig, int stride, int w, int h,
-                            int y0, int y1)
+/* The samples of region `reg` (row-major among r->rw x r->rh) added into
+ * st[MMP_RF_CLASSES], by class: features f, error e = orig - rec. Away
+ * from the plane's edges the taps are read at fixed offsets. */
+static void accumulate_region(istats *st, const uint8_t *cls, const mmp_restore *r,
+                              const int32_t *rec, const int32_t *orig, int stride, int w, int h,
+                              long reg, int plain)
 {
-    memset(st, 0, sizeof(istats) * MMP_RF_CLASSES);
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < w; x++) {
-            int64_t f[N], e;
-            const int c = sample(cls, r, rec, orig, stride, w, h, y, x, f, &e);
-            if (c < 0)
-                continue;
-            istats *s = &st[c];
+    const int y0 = (int)(reg / r->rw) << MMP_RF_LOG2_REGION, x0 = (int)(reg % r->rw) << MMP_RF_LOG2_REGION;
+    const int y1 = y0 + (1 << MMP_RF_LOG2_REGION) < h ? y0 + (1 << MMP_RF_LOG2_REGION) : h;
+    const int x1 = x0 + (1 << MMP_RF_LOG2_REGION) < w ? x0 + (1 << MMP_RF_LOG2_REGION) : w;
+    const int gw = (w + 3) / 4;
+    long off[N];
+    for (int k = 0; k < N; k++)
+        off[k] = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
+    for (int y = y0; y < y1; y++) {
+        const int inner = y >= REACH && y + REACH < h;
+        for (int x = x0; x < x1; x++) {
+            const long i = (long)y * stride + x;
+            int64_t f[N];
+            if (inner && x >= REACH && x + REACH < w && !plain) {
+                const int64_t v2 = 2 * (int64_t)rec[i];
+                for (int k = 0; k < N; k++)
+                    f[k] = (int64_t)rec[i + off[k]] + rec[i - off[k]] - v2;
+            } else {
+                edge_features(rec, stride, w, h, y, x, f);
+            }
+            const int64_t e = (int64_t)orig[i] - rec[i];
+            istats *s = &st[cls[(long)(y / 4) * gw + x / 4]];
             for (int a = 0; a < N; a++) {
                 for (int b = a; b < N; b++)
                     s->R[a][b] += f[a] * f[b];
@@ -84,67 +97,128 @@ static void accumulate_rows(istats *st, const uint8_t *cls, const mmp_restore *r
             s->E += e * e;
             s->n++;
         }
+    }
 }
 
-/* Row bands of accumulate's integer path, at most. */
+/* a += sign * b, over the sums accumulate_region fills. */
+static void istats_add(istats *a, const istats *b, int sign)
+{
+    for (int i = 0; i < N; i++) {
+        for (int j = i; j < N; j++)
+            a->R[i][j] += sign * b->R[i][j];
+        a->r[i] += sign * b->r[i];
+    }
+    a->E += sign * b->E;
+    a->n += sign * b->n;
+}
+
+/* Groups of regions summed apart, at most (one group's sums per thread at a
+ * time, added up in a fixed order afterwards). */
 #define BANDS 16
 
-/*
- * Accumulate, per class, the samples of the regions that are on. Every
- * feature, error and product is an integer, so while no sum can reach 2^53
- * (|f| <= 4 maxval, |e| <= maxval: 16 maxval^2 w h < 2^53) the sums in
- * doubles are exact, and equal to the same sums in 64-bit integers in any
- * order: those are taken over row bands on up to `threads` threads. Past
- * that bound the doubles are summed in raster order, one thread.
- */
-static void accumulate(stats *st, const uint8_t *cls, const mmp_restore *r, const int32_t *rec,
-                       const int32_t *orig, int stride, int w, int h, int maxval, int threads,
-                       istats *band)
+/* The sums of the regions list[0 .. count) into out[MMP_RF_CLASSES], over
+ * up to `threads` threads, in band[BANDS * MMP_RF_CLASSES]. Integers: the
+ * same in any order. */
+static void accumulate_regions(istats *out, const long *list, long count, const uint8_t *cls,
+                               const mmp_restore *r, const int32_t *rec, const int32_t *orig,
+                               int stride, int w, int h, int threads, int plain, istats *band)
 {
-    memset(st, 0, sizeof(stats) * MMP_RF_CLASSES);
-    if (16.0 * maxval * maxval * w * h < 9007199254740992.0) {
-        const int nb = h < BANDS ? h : BANDS, nt = threads > 1 ? threads : 1;
+    const int nb = count < BANDS ? (int)count : BANDS, nt = threads > 1 ? threads : 1;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) default(none) \
-    shared(band, cls, r, rec, orig, stride, w, h, nb)
+    shared(band, list, count, cls, r, rec, orig, stride, w, h, nb, plain)
 #endif
-        for (int k = 0; k < nb; k++)
-            accumulate_rows(band + (long)k * MMP_RF_CLASSES, cls, r, rec, orig, stride, w, h,
-                            (int)((long)h * k / nb), (int)((long)h * (k + 1) / nb));
-        for (int c = 0; c < MMP_RF_CLASSES; c++) {
-            istats sum = {0};
-            for (int k = 0; k < nb; k++) {
-                const istats *b = &band[(long)k * MMP_RF_CLASSES + c];
-                for (int i = 0; i < N; i++) {
-                    for (int j = i; j < N; j++)
-                        sum.R[i][j] += b->R[i][j];
-                    sum.r[i] += b->r[i];
-                }
-                sum.E += b->E;
-                sum.n += b->n;
-            }
-            for (int i = 0; i < N; i++) {
-                for (int j = i; j < N; j++)
-                    st[c].R[i][j] = st[c].R[j][i] = (double)sum.R[i][j];
-                st[c].r[i] = (double)sum.r[i];
-            }
-            st[c].E = (double)sum.E;
-            st[c].n = (long)sum.n;
-        }
-        (void)nt;
-        return;
+    for (int k = 0; k < nb; k++) {
+        istats *bk = band + (long)k * MMP_RF_CLASSES;
+        memset(bk, 0, sizeof(istats) * MMP_RF_CLASSES);
+        for (long q = count * k / nb; q < count * (k + 1) / nb; q++)
+            accumulate_region(bk, cls, r, rec, orig, stride, w, h, list[q], plain);
     }
+    (void)nt;
+    memset(out, 0, sizeof(istats) * MMP_RF_CLASSES);
+    for (int k = 0; k < nb; k++)
+        for (int c = 0; c < MMP_RF_CLASSES; c++)
+            istats_add(&out[c], &band[(long)k * MMP_RF_CLASSES + c], 1);
+}
+
+/* Tests: 1 for the plain sums (mmp_restore_fit_plain). */
+static _Atomic int plain_sums;
+
+void mmp_restore_fit_plain(int on)
+{
+    atomic_store(&plain_sums, on);
+}
+
+/*
+ * Accumulate, per class, the samples of the regions that are on into st.
+ * Every feature, error and product is an integer, so while no sum can reach
+ * 2^62 (|f| <= 4 maxval, |e| <= maxval: 16 maxval^2 w h < 2^62) the sums in
+ * 64-bit integers are exact, the same in any order and on any number of
+ * threads, and so are the doubles made from them. all[MMP_RF_CLASSES] holds
+ * the sums of every region, taken by the first call (every region is on
+ * then); a later call sums only the regions that are off and takes them
+ * from those, or the regions that are on where they are fewer. In the
+ * regions' list `list` (r->rw * r->rh entries) and band.
+ */
+static void accumulate(stats *st, istats *all, int first, const uint8_t *cls,
+                       const mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride,
+                       int w, int h, int threads, long *list, istats *band)
+{
+    const long nr = (long)r->rw * r->rh;
+    long non = 0;
+    for (long i = 0; i < nr; i++)
+        non += r->on[i] != 0;
+    istats *sum = band + (long)BANDS * MMP_RF_CLASSES; /* past the bands */
+    const int plain = atomic_load(&plain_sums);
+    if (first || plain || 2 * non <= nr) {
+        long n = 0;
+        for (long i = 0; i < nr; i++)
+            if (r->on[i])
+                list[n++] = i;
+        accumulate_regions(sum, list, n, cls, r, rec, orig, stride, w, h, threads, plain, band);
+        if (first)
+            memcpy(all, sum, sizeof(istats) * MMP_RF_CLASSES);
+    } else {
+        long n = 0;
+        for (long i = 0; i < nr; i++)
+            if (!r->on[i])
+                list[n++] = i;
+        accumulate_regions(sum, list, n, cls, r, rec, orig, stride, w, h, threads, plain, band);
+        for (int c = 0; c < MMP_RF_CLASSES; c++) {
+            istats s = all[c];
+            istats_add(&s, &sum[c], -1);
+            sum[c] = s;
+        }
+    }
+    for (int c = 0; c < MMP_RF_CLASSES; c++) {
+        for (int i = 0; i < N; i++) {
+            for (int j = i; j < N; j++)
+                st[c].R[i][j] = st[c].R[j][i] = (double)sum[c].R[i][j];
+            st[c].r[i] = (double)sum[c].r[i];
+        }
+        st[c].E = (double)sum[c].E;
+        st[c].n = (long)sum[c].n;
+    }
+}
+
+/* The same in doubles, in raster order on one thread, for planes whose
+ * sums could pass 2^62. */
+static void accumulate_raster(stats *st, const uint8_t *cls, const mmp_restore *r,
+                              const int32_t *rec, const int32_t *orig, int stride, int w, int h)
+{
+    memset(st, 0, sizeof(stats) * MMP_RF_CLASSES);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            int64_t fi[N], ei;
-            const int c = sample(cls, r, rec, orig, stride, w, h, y, x, fi, &ei);
-            if (c < 0)
+            if (!r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)])
                 continue;
-            stats *s = &st[c];
+            int64_t fi[N];
+            edge_features(rec, stride, w, h, y, x, fi);
+            const long i = (long)y * stride + x;
+            stats *s = &st[cls[(long)(y / 4) * ((w + 3) / 4) + x / 4]];
             double f[N];
             for (int k = 0; k < N; k++)
                 f[k] = (double)fi[k];
-            const double e = (double)ei;
+            const double e = (double)((int64_t)orig[i] - rec[i]);
             for (int a = 0; a < N; a++) {
                 for (int b = a; b < N; b++)
                     s->R[a][b] += f[a] * f[b];
@@ -445,27 +519,36 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
      * "Sixteenth session"). */
     const int nt = threads > 1 ? threads : 1;
     int64_t *g64 = malloc(sizeof(int64_t) * (size_t)((h + GAIN_ROWS - 1) / GAIN_ROWS) * r->rw);
-    istats *band = malloc(sizeof(istats) * BANDS * MMP_RF_CLASSES);
-    mmp_restore all = {0}, best = {0};
-    all.on = malloc((size_t)nr);
+    /* The bands' sums, then one more set for their total (accumulate). */
+    istats *band = malloc(sizeof(istats) * (BANDS + 1) * MMP_RF_CLASSES);
+    istats *all = malloc(sizeof(istats) * MMP_RF_CLASSES);
+    long *list = malloc(sizeof(long) * (size_t)nr);
+    const int exact = 16.0 * maxval * maxval * w * h < 4611686018427387904.0; /* 2^62 */
+    mmp_restore all_on = {0}, best = {0};
+    all_on.on = malloc((size_t)nr);
     best.on = malloc((size_t)nr);
-    int err = !cls || !st || !flt || !gain || !g64 || !band || !all.on || !best.on ? MMP_ENOMEM : 0;
+    int err = 0;
+    if (!cls || !st || !flt || !gain || !g64 || !band || !all || !list || !all_on.on || !best.on)
+        err = MMP_ENOMEM;
     if (!err && !(err = mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls))) {
         memset(r->on, 1, (size_t)nr);
-        memset(all.on, 1, (size_t)nr);
+        memset(all_on.on, 1, (size_t)nr);
     }
     double best_j = 0; /* the change of cost that the best filter so far brings */
     for (int round = 0; round < ROUNDS && !err; round++) {
-        accumulate(st, cls, r, rec, orig, stride, w, h, maxval, nt, band);
+        if (exact)
+            accumulate(st, all, round == 0, cls, r, rec, orig, stride, w, h, nt, list, band);
+        else
+            accumulate_raster(st, cls, r, rec, orig, stride, w, h);
         merge_classes(st, lambda, nt, r);
         /* Each region's change of squared error under these filters. */
-        all.enabled = 1;
-        all.nfilters = r->nfilters;
-        all.rw = r->rw;
-        all.rh = r->rh;
-        memcpy(all.map, r->map, sizeof all.map);
-        memcpy(all.coef, r->coef, sizeof all.coef);
-        filter_gains(&all, rec, orig, stride, w, h, maxval, cls, nt, flt, g64, gain);
+        all_on.enabled = 1;
+        all_on.nfilters = r->nfilters;
+        all_on.rw = r->rw;
+        all_on.rh = r->rh;
+        memcpy(all_on.map, r->map, sizeof all_on.map);
+        memcpy(all_on.coef, r->coef, sizeof all_on.coef);
+        filter_gains(&all_on, rec, orig, stride, w, h, maxval, cls, nt, flt, g64, gain);
         double total = 0;
         for (long i = 0; i < nr; i++) {
             r->on[i] = gain[i] > 0;
@@ -495,8 +578,10 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
             memset(r->on, 1, (size_t)nr);
         }
     }
-    free(all.on);
+    free(all_on.on);
     free(best.on);
+    free(all);
+    free(list);
     free(cls);
     free(st);
     free(flt);

@@ -23,4 +23,11 @@
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
                     int h, int maxval, double lambda, int threads);
 
+/* For tests: on (1), the fit takes its statistics the plain way, which the
+ * default must equal: every round sums the samples of the regions that are
+ * on afresh (rather than taking those of the regions that are off from the
+ * first round's sums), each sample's taps clamped into the plane (rather
+ * than read at fixed offsets away from its edges). Off (0) by default. */
+void mmp_restore_fit_plain(int on);
+
 #endif

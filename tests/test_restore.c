@@ -357,9 +357,9 @@ static void assert_same_filter(const mmp_restore *r, const mmp_restore *q)
 
 /*
  * The fit is the same on 1 and on several threads: a 384 x 384 tiling of a
- * blurred crop at 8 bits (whose sums are taken in integers, over row bands
- * on those threads) and at 16 bits (samples times 257: sums past 2^53,
- * taken in doubles in raster order).
+ * blurred crop at 8 bits and at 16 bits (samples times 257: sums past 2^53,
+ * still exact in 64-bit integers), whose sums are taken over groups of
+ * regions on those threads.
  */
 static void test_fit_threads(void **state)
 {
@@ -404,6 +404,76 @@ static void test_fit_threads(void **state)
         mmp_restore_free(&one);
         mmp_restore_free(&many);
     }
+    free(blur);
+    free(orig);
+    mmp_image_free(&img);
+}
+
+/*
+ * The fit's statistics taken the fast way (the regions that are off taken
+ * from the first round's sums, the taps at fixed offsets away from the
+ * edges) equal the plain way's (mmp_restore_fit_plain): the same filter, on
+ * a plane whose size is no multiple of a region, at 8 and 16 bits, with an
+ * eighth, a quarter and three quarters of its regions left unblurred (where
+ * the filter can only harm, so that they go off), on 1 and 3 threads.
+ */
+static void test_fit_plain(void **state)
+{
+    (void)state;
+    mmp_image img;
+    if (load_crop("camera", 200, 150, 128, 96, &img)) {
+        skip();
+        return;
+    }
+    const int cw = img.width, ch = img.height, w = 3 * cw - 17, h = 4 * ch - 5;
+    int32_t *orig = malloc(sizeof *orig * (size_t)w * h), *blur = malloc(sizeof *blur * (size_t)w * h);
+    assert_non_null(orig);
+    assert_non_null(blur);
+    int few_off = 0, most_off = 0;
+    for (int scale = 1; scale <= 257; scale += 256) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                orig[y * w + x] = scale * img.pix[(y % ch) * cw + x % cw];
+        blur_plane(orig, w, h, blur);
+        for (int eighths = 1; eighths <= 6; eighths = eighths == 1 ? 2 : eighths + 4) {
+            int32_t *rec = malloc(sizeof *rec * (size_t)w * h);
+            assert_non_null(rec);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    const unsigned reg = (unsigned)(y / 64) * 7919u + (unsigned)(x / 64) * 104729u;
+                    rec[y * w + x] = (reg * 2654435761u >> 16) % 8 < (unsigned)eighths
+                                         ? orig[y * w + x]
+                                         : blur[y * w + x];
+                }
+            const int maxval = 255 * scale;
+            const double lambda = 10.0 * scale * scale;
+            for (int threads = 1; threads <= 3; threads += 2) {
+                mmp_restore fast, plain;
+                assert_int_equal(mmp_restore_init(&fast, w, h), 0);
+                assert_int_equal(mmp_restore_init(&plain, w, h), 0);
+                assert_int_equal(mmp_restore_fit(&fast, rec, orig, w, w, h, maxval, lambda, threads), 0);
+                mmp_restore_fit_plain(1);
+                const int err = mmp_restore_fit(&plain, rec, orig, w, w, h, maxval, lambda, threads);
+                mmp_restore_fit_plain(0);
+                assert_int_equal(err, 0);
+                assert_int_equal(fast.enabled, 1);
+                assert_same_filter(&fast, &plain);
+                int on = 0;
+                const int nr = fast.rw * fast.rh;
+                for (int i = 0; i < nr; i++)
+                    on += fast.on[i];
+                few_off += on < nr && 2 * on >= nr;
+                most_off += 2 * on < nr;
+                mmp_restore_free(&fast);
+                mmp_restore_free(&plain);
+            }
+            free(rec);
+        }
+    }
+    /* Both ways of taking the sums of a later round were taken. */
+    print_message("fits with a few regions off: %d, with most off: %d\n", few_off, most_off);
+    assert_true(few_off > 0);
+    assert_true(most_off > 0);
     free(blur);
     free(orig);
     mmp_image_free(&img);
@@ -467,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_syntax_round_trip),
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_threads),
+        cmocka_unit_test(test_fit_plain),
         cmocka_unit_test(test_encode_filter_on_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
