@@ -150,29 +150,24 @@ static void restore_band(void *arg, int j)
 static int restore_plane(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
                          int maxval, uint16_t *out, mmp_crew *crew, int all_cores)
 {
-    int jobs = crew ? 4 * (crew->helpers + 1) : 1;
+    if (!crew) {
+        int threads = 1;
 #ifdef _OPENMP
-    if (!crew && all_cores)
-        jobs = 4 * omp_get_max_threads();
+        if (all_cores)
+            threads = omp_get_max_threads();
 #endif
-    jobs = jobs < MMP_CREW_MAX_JOBS ? jobs : MMP_CREW_MAX_JOBS;
-    if (jobs < 2)
-        return mmp_restore_apply(r, rec, stride, w, h, maxval, out);
+        (void)all_cores;
+        return mmp_restore_apply(r, rec, stride, w, h, maxval, threads, out);
+    }
+    const int jobs = 4 * (crew->helpers + 1) < MMP_CREW_MAX_JOBS ? 4 * (crew->helpers + 1)
+                                                                  : MMP_CREW_MAX_JOBS;
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
     restore_bands b = {.r = r, .rec = rec, .stride = stride, .w = w, .h = h, .maxval = maxval,
                        .groups = (gh + jobs - 1) / jobs, .out = out};
     atomic_init(&b.err, 0);
     if (r->enabled && !(b.cls = malloc((size_t)gw * gh)))
         return MMP_ENOMEM;
-    if (crew) {
-        mmp_crew_run(crew, restore_band, &b, jobs);
-    } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) default(none) shared(b) firstprivate(jobs)
-#endif
-        for (int j = 0; j < jobs; j++)
-            restore_band(&b, j);
-    }
+    mmp_crew_run(crew, restore_band, &b, jobs);
     free(b.cls);
     return atomic_load(&b.err);
 }

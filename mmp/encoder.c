@@ -474,30 +474,6 @@ static int64_t plane_lambda_q8(const encoder *e, int p)
     return scaled_lambda_q8(q8, e->lay.maxval);
 }
 
-/* mmp_restore_apply in bands of groups of rows on `threads` threads: the
- * fit's threads, after the last step (bands are independent, so the output
- * is the same). */
-static int apply_filter(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                        int maxval, int threads, uint16_t *out)
-{
-    const int gw = (w + 3) / 4, gh = (h + 3) / 4, bands = threads < gh ? threads : gh;
-    if (bands < 2)
-        return mmp_restore_apply(r, rec, stride, w, h, maxval, out);
-    uint8_t *cls = NULL;
-    if (r->enabled && !(cls = malloc((size_t)gw * gh)))
-        return MMP_ENOMEM;
-    int err = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(bands) default(none) \
-    shared(r, rec, stride, w, h, maxval, cls, out, gh, bands) reduction(| : err)
-#endif
-    for (int k = 0; k < bands; k++)
-        err |= mmp_restore_apply_groups(r, rec, stride, w, h, maxval, (int)((long)gh * k / bands),
-                                        (int)((long)gh * (k + 1) / bands), cls, out);
-    free(cls);
-    return err ? MMP_ENOMEM : 0;
-}
-
 /*
  * Plane p's restoration filter (docs/format.md section 7.5): chosen against
  * the original, coded after the plane's blocks, and applied to what the
@@ -514,8 +490,8 @@ static int restore_plane(encoder *e, int p)
                               l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, engine_threads(e));
     if (!err) {
         mmp_restore_write(&e->rc, &r);
-        err = apply_filter(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],
-                           engine_threads(e), e->out[p]);
+        err = mmp_restore_apply(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],
+                                engine_threads(e), e->out[p]);
     }
     if (!err && e->st->verbose) {
         int on = 0;
