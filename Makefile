@@ -11,13 +11,14 @@
 # OpenCL ICD loader), OPENMP=0 without the omp engine and without OpenMP.
 # Either way seq is there and every output byte is the same.
 #
-# Libraries, one per layer that a program may link:
-#   build/libmmpdec.a  the decoder: common/, dict/, predict/, filter/, the syntax, the
-#                      decoder and the header probe of mmp/ (no search, no engine)
-#   build/libmmp.a     the whole codec: libmmpdec's objects, the encoder, the
-#                      search and the engines of kernels/
-#   build/libmmpcli.a  the front ends' helpers: file I/O, netpbm files through libnetpbm,
-#                      PNG through libpng
+# Libraries, one per role, each built from whole folders (docs/architecture.md):
+#   build/libmmpdec.a  the decoder: common/, dict/, predict/, filter/, and mmp/common/
+#                      (the normative code both sides share) with mmp/dec/; no search,
+#                      no engine
+#   build/libmmp.a     the whole codec: libmmpdec's objects, mmp/enc/ (the encoder and
+#                      its search) and the engines of kernels/
+#   build/libmmpcli.a  the front ends' helpers: mmp/imageio/ (netpbm files through
+#                      libnetpbm, PNG through libpng) and mmp/cli/'s shared parts
 # mmp-dec links libmmpdec.a alone: the proof that decoding needs no search.
 
 CC      ?= cc
@@ -48,9 +49,9 @@ CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 BUILD ?= build
 BIN   ?= bin
 
-# Shared normative code (encoder and decoder) and the decoder driver.
+# Shared normative code (encoder and decoder) and the decoder.
 DEC_SRC = $(wildcard common/*.c) $(wildcard dict/*.c) $(wildcard predict/*.c) $(wildcard filter/*.c) \
-          mmp/api.c mmp/order.c mmp/syntax.c mmp/transform.c mmp/colour.c mmp/alpha.c mmp/refine.c mmp/decoder.c mmp/info.c
+          $(wildcard mmp/common/*.c) $(wildcard mmp/dec/*.c)
 # The search engines: seq always, omp and opencl by switch.
 KERN_SRC = kernels/registry.c kernels/cpu_match.c kernels/seq.c
 ifeq ($(OPENMP),1)
@@ -61,8 +62,11 @@ KERN_SRC += $(wildcard kernels/opencl/*.c)
 KERN_GEN  = $(BUILD)/kernels/opencl/cl_source.o
 endif
 # Encoder-only code: the encoder, the search, the engines.
-ENC_SRC = mmp/encoder.c mmp/engine_start.c mmp/engines.c $(wildcard mmp/search*.c) mmp/restore_fit.c $(KERN_SRC)
-CLI_SRC = mmp/cli/cli.c mmp/cli/imagefile.c mmp/cli/pnm.c mmp/cli/png.c
+ENC_SRC = $(wildcard mmp/enc/*.c) $(KERN_SRC)
+# The front ends' shared code: image files, output handling, rate control.
+# The programs' mains (mmp/cli/*_main.c) are linked one each.
+CLI_MAINS = mmp/cli/enc_main.c mmp/cli/dec_main.c
+CLI_SRC = $(wildcard mmp/imageio/*.c) $(filter-out $(CLI_MAINS),$(wildcard mmp/cli/*.c))
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 
 DEC_OBJ = $(DEC_SRC:%.c=$(BUILD)/%.o)
@@ -71,9 +75,6 @@ CLI_OBJ = $(CLI_SRC:%.c=$(BUILD)/%.o)
 
 TEST_SRC = $(filter-out $(if $(filter 1,$(OPENCL)),,tests/test_opencl.c),$(wildcard tests/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-
-# mmp-enc's rate control (--target-bpp, --target-psnr, --max-bytes).
-CLI_SRC += mmp/cli/ratectl.c
 
 LIB     = $(BUILD)/libmmp.a
 DEC_LIB = $(BUILD)/libmmpdec.a
@@ -398,13 +399,12 @@ $(FUZZ_BUILD)/%.o: %.c
 # encoder chose), never the bytes themselves, so they give libFuzzer's
 # table of compared values nothing it can write back into an input; the
 # container's and the image readers' code (header fields, literal bytes)
-# keeps the tracing. On fuzz_decode_fast this kept the coverage reached in
-# a given time and ran more inputs in it (docs/fuzzing.md, "Eleventh
-# session").
-FUZZ_NO_CMP = kernels/cpu_match.c kernels/seq.c predict/lsp.c predict/predict.c dict/dict.c mmp/search.c \
-              mmp/search_tx.c mmp/search_memo.c mmp/restore_fit.c \
-              common/rangecoder.c mmp/syntax.c mmp/transform.c mmp/refine.c filter/restore.c \
-              mmp/colour.c mmp/alpha.c
+# keeps the tracing. On fuzz_decode_fast this keeps the coverage reached in
+# a given time and runs more inputs in it (docs/fuzzing.md).
+FUZZ_NO_CMP = kernels/cpu_match.c kernels/seq.c predict/lsp.c predict/predict.c dict/dict.c mmp/enc/search.c \
+              mmp/enc/search_tx.c mmp/enc/search_memo.c mmp/enc/restore_fit.c \
+              common/rangecoder.c mmp/common/syntax.c mmp/common/transform.c mmp/common/refine.c filter/restore.c \
+              mmp/common/colour.c mmp/common/alpha.c
 $(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/%.o): FUZZ_XFLAGS = -fno-sanitize-coverage=trace-cmp
 # The engine's matching and the search (encoder only) with more inlining:
 # under the sanitizers' checks clang leaves small helpers such as
@@ -412,7 +412,7 @@ $(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/%.o): FUZZ_XFLAGS = -fno-sanitize-coverage=trace
 # exhaustive match of the partial blocks at the image's edges, which tiny
 # images are made of. Every check and every edge counter stays (an inlined
 # helper's edges are counted in its caller).
-FUZZ_INLINE = kernels/cpu_match.c kernels/seq.c mmp/search.c mmp/search_tx.c
+FUZZ_INLINE = kernels/cpu_match.c kernels/seq.c mmp/enc/search.c mmp/enc/search_tx.c
 $(FUZZ_INLINE:%.c=$(FUZZ_BUILD)/%.o): FUZZ_XFLAGS += -mllvm -inline-threshold=1000
 # Sources generated into $(BUILD) (the embedded OpenCL kernels).
 $(FUZZ_BUILD)/%.o: $(BUILD)/%.c

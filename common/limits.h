@@ -1,7 +1,7 @@
 /*
  * Limits on image size, checked by the container parser and the encoder.
  * mmp/mmp.h publishes the same definitions: a translation unit that includes
- * both (mmp/api.c) fails to compile if they ever differ.
+ * both (mmp/common/api.c) fails to compile if they ever differ.
  */
 #ifndef MMP_COMMON_LIMITS_H
 #define MMP_COMMON_LIMITS_H

@@ -8,7 +8,7 @@
  *
  * Normative: the classes, the filtering and the syntax here are what encoder
  * and decoder share; the encoder's fit of the coefficients lives in
- * mmp/restore_fit.c.
+ * mmp/enc/restore_fit.c.
  */
 #ifndef MMP_FILTER_RESTORE_H
 #define MMP_FILTER_RESTORE_H

@@ -128,7 +128,7 @@ typedef struct mmp_engine_ops {
     int task_min_area;
     /* 1 when create() takes long (opencl: loading the platforms, a context
      * and the kernels): the encoder may search on a CPU engine meanwhile
-     * (mmp/engine_start.h). */
+     * (mmp/enc/engine_start.h). */
     int slow_start;
 } mmp_engine_ops;
 

@@ -2,7 +2,7 @@
  * The OpenMP engine: the seq engine's node search (kernels/cpu_match.h) on
  * every core, at two levels.
  *
- * The search (mmp/search.c) runs the independent options of the prediction
+ * The search (mmp/enc/search.c) runs the independent options of the prediction
  * tree (leaf, horizontal split, vertical split of every node) as OpenMP
  * tasks, up to `threads` of them at once, each calling match() for its own
  * leaves: this engine reports that concurrency. Inside a match() call the

@@ -63,8 +63,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
 #include "util.h"
 

@@ -26,7 +26,7 @@
 
 #include "common/container.h"
 #include "kernels/engine.h"
-#include "mmp/colour.h"
+#include "mmp/common/colour.h"
 #include "mmp/mmp.h"
 #include "util.h"
 

@@ -52,8 +52,8 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
 #include "util.h"
 

@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/pnm.h"
 #include "util.h"
 
 static char tmpdir[64];

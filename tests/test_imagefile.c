@@ -24,9 +24,9 @@
 #include <zlib.h>
 
 #include "common/error.h"
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/png.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/png.h"
+#include "mmp/imageio/pnm.h"
 #include "util.h"
 
 static char tmpdir[64];

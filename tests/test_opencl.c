@@ -18,7 +18,7 @@
  *    waiting threads sleep and wake one another (a lost wake-up hangs:
  *    an alarm fails the program instead), with the engine's driver thread
  *    polling for the batches and sleeping.
- * 3. The head start (mmp/engine_start.h): a CPU engine searches the first
+ * 3. The head start (mmp/enc/engine_start.h): a CPU engine searches the first
  *    steps, opencl the rest, after a fixed number of steps (in a grey
  *    image, and in the second plane of a colour one), after none (the
  *    image ends first) and when opencl is ready: seq's bytes every time,

@@ -1,5 +1,5 @@
 /*
- * Tests of the coding order (mmp/order.c, docs/format.md section 4.3): the
+ * Tests of the coding order (mmp/common/order.c, docs/format.md section 4.3): the
  * steps hold every block once; in wavefront order every block that a
  * prediction may read (left, top-left, top, top-right) lies in an earlier
  * step; and decoding gives the same image when the other blocks of a step
@@ -18,9 +18,9 @@
 
 #include "common/container.h"
 #include "common/error.h"
-#include "mmp/decoder.h"
+#include "mmp/dec/decoder.h"
 #include "mmp/mmp.h"
-#include "mmp/order.h"
+#include "mmp/common/order.h"
 #include "util.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))

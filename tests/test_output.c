@@ -42,8 +42,8 @@
 
 #include <cmocka.h>
 
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
 #include "cli_harness.h"
 

@@ -1,5 +1,5 @@
 /*
- * Tests for the restoration filter (filter/restore.c, mmp/restore_fit.c,
+ * Tests for the restoration filter (filter/restore.c, mmp/enc/restore_fit.c,
  * docs/format.md section 7.5): a re-implementation of the section's classes
  * and filtering written from the document ("naive_*" below) that the library
  * must match sample for sample on random planes, coefficients and region
@@ -13,7 +13,7 @@
 #include "common/rangecoder.h"
 #include "filter/restore.h"
 #include "mmp/mmp.h"
-#include "mmp/restore_fit.h"
+#include "mmp/enc/restore_fit.h"
 #include "tests/util.h"
 
 /* ---- section 7.5 from the document ---- */

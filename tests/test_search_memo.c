@@ -1,12 +1,12 @@
 /*
- * The search's memo of whole leaf results (mmp/search_memo.h): a kept
+ * The search's memo of whole leaf results (mmp/enc/search_memo.h): a kept
  * result comes back only for the very leaf, the very predictions of every
  * mode and the very angular direction it was kept for, and whole. The
  * encoder's bytes with the memo are checked against the other engines' and
  * thread counts' (whose schedules reach leaves in other orders, so that
  * other lookups hit) in tests/test_engines.c.
  */
-#include "mmp/search_memo.h"
+#include "mmp/enc/search_memo.h"
 
 #include "util.h"
 

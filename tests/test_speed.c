@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmp/search.h"
+#include "mmp/enc/search.h"
 #include "util.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))

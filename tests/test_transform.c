@@ -1,5 +1,5 @@
 /*
- * The transform residual (docs/format.md 4.4, mmp/transform.h): the matrix
+ * The transform residual (docs/format.md 4.4, mmp/common/transform.h): the matrix
  * against the rule that defines it, the inverse transform against a naive
  * 128-bit re-implementation of the spec and against known answers, the
  * encoder's forward transform against the matrix product, the pricing of
@@ -22,8 +22,8 @@
 #include "common/container.h"
 #include "common/rangecoder.h"
 #include "mmp/mmp.h"
-#include "mmp/search_tx.h"
-#include "mmp/transform.h"
+#include "mmp/enc/search_tx.h"
+#include "mmp/common/transform.h"
 #include "util.h"
 
 /* test_inverse_known_answers: FNV-1a of the inverse transforms it draws. */

@@ -47,8 +47,8 @@
 #include "common/scales.h"
 #include "dict/dict.h"
 #include "kernels/engine.h"
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
 #include "predict/predict.h"
 

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "mmp/cli/cli.h"
-#include "mmp/cli/imagefile.h"
+#include "mmp/imageio/imagefile.h"
 #include "mmp/mmp.h"
 
 static const char *prog = "mmp-dec";

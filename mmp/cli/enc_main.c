@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mmp/cli/cli.h"
-#include "mmp/cli/imagefile.h"
+#include "mmp/imageio/imagefile.h"
 #include "mmp/cli/ratectl.h"
 #include "mmp/mmp.h"
 

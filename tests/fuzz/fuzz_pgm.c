@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
 
 #define ENC_MAX_PIXELS 64

@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "mmp/cli/imagefile.h"
-#include "mmp/cli/png.h"
+#include "mmp/imageio/imagefile.h"
+#include "mmp/imageio/png.h"
 #include "mmp/mmp.h"
 
 #define RT_MAX_SAMPLES (1 << 16)

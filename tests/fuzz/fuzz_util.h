@@ -300,7 +300,7 @@ static inline void fuzz_fit_settings(mmp_settings *s, const mmp_image *img)
 
 /*
  * The blocks that the search of a w x h image with ch channels visits under
- * settings s (fitted), as mmp/encoder.c counts them (make_planes): 16 x 16
+ * settings s (fitted), as mmp/enc/encoder.c counts them (make_planes): 16 x 16
  * blocks of every plane coded by MMP, that is every plane but an exact
  * alpha plane, none when the residual stage codes the planes alone; chroma
  * planes at 4:2:0 are (w + 1) / 2 x (h + 1) / 2. An image smaller than a

@@ -1,5 +1,5 @@
 /* The residual stage of lossless and near-lossless planes: prediction, quantisation and context coding (docs/format.md 7.6). */
-#include "mmp/refine.h"
+#include "mmp/common/refine.h"
 
 #include <stdlib.h>
 #include <string.h>

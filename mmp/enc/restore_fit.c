@@ -1,5 +1,5 @@
-/* The encoder's fit of a plane's restoration filter (mmp/restore_fit.h). */
-#include "mmp/restore_fit.h"
+/* The encoder's fit of a plane's restoration filter (mmp/enc/restore_fit.h). */
+#include "mmp/enc/restore_fit.h"
 
 #include <math.h>
 #include <stdatomic.h>

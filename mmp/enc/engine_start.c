@@ -1,10 +1,10 @@
 /*
- * Starting and moving the engines of an encode (mmp/engine_start.h).
+ * Starting and moving the engines of an encode (mmp/enc/engine_start.h).
  */
 /* sigaltstack: X/Open, beyond the build's POSIX.1-2008. */
 #define _XOPEN_SOURCE 700
 
-#include "mmp/engine_start.h"
+#include "mmp/enc/engine_start.h"
 
 #include <signal.h>
 #include <stdio.h>

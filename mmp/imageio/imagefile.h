@@ -1,7 +1,7 @@
 /*
  * Image files of the front ends: the reader that tells the formats apart by
- * their first bytes (netpbm through mmp/cli/pnm.h, PNG through
- * mmp/cli/png.h), and the choice of the output format from a file name and
+ * their first bytes (netpbm through mmp/imageio/pnm.h, PNG through
+ * mmp/imageio/png.h), and the choice of the output format from a file name and
  * the kind of image.
  */
 #ifndef MMP_CLI_IMAGEFILE_H
@@ -21,7 +21,7 @@ typedef enum mmp_file_format {
 
 /*
  * Read an image from `f`: a netpbm file (first byte 'P': PBM, PGM, PPM, PAM;
- * mmp/cli/pnm.h) or a PNG (the PNG signature; mmp/cli/png.h), told apart by
+ * mmp/imageio/pnm.h) or a PNG (the PNG signature; mmp/imageio/png.h), told apart by
  * the first bytes, never by a name, and read as a stream (standard input
  * works). On error returns a negative MMP_E* code and a one-line reason (no
  * newline) in errbuf[errlen]; nothing is allocated then. Not thread-safe

@@ -10,7 +10,7 @@
  * frees whatever was allocated, whichever way the guarded function ended:
  * png_destroy_*_struct on every path.
  */
-#include "mmp/cli/png.h"
+#include "mmp/imageio/png.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

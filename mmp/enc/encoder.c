@@ -19,16 +19,16 @@
 #include "common/timing.h"
 #include "common/wait.h"
 #include "kernels/engine.h"
-#include "mmp/alpha.h"
-#include "mmp/colour.h"
+#include "mmp/common/alpha.h"
+#include "mmp/common/colour.h"
 #include "mmp/mmp.h"
-#include "mmp/order.h"
-#include "mmp/refine.h"
-#include "mmp/engine_start.h"
-#include "mmp/restore_fit.h"
-#include "mmp/search.h"
-#include "mmp/search_tx.h"
-#include "mmp/syntax.h"
+#include "mmp/common/order.h"
+#include "mmp/common/refine.h"
+#include "mmp/enc/engine_start.h"
+#include "mmp/enc/restore_fit.h"
+#include "mmp/enc/search.h"
+#include "mmp/enc/search_tx.h"
+#include "mmp/common/syntax.h"
 
 /* One encode: what its planes and steps share. */
 typedef struct encoder {
@@ -64,7 +64,7 @@ typedef struct encoder {
     size_t errlen;
 } encoder;
 
-_Static_assert(MMP_MAX_SPEED == MMP_SEARCH_MAX_SPEED, "mmp.h and mmp/search.h disagree");
+_Static_assert(MMP_MAX_SPEED == MMP_SEARCH_MAX_SPEED, "mmp.h and mmp/enc/search.h disagree");
 
 static int check_input(const mmp_settings *st, const mmp_image *img, char *errbuf, size_t errlen)
 {
@@ -338,7 +338,7 @@ static void tear_down_plane(encoder *e)
     mmp_order_free(&e->order);
 }
 
-/* The engines (mmp/engine_start.h). */
+/* The engines (mmp/enc/engine_start.h). */
 static int start_engine(encoder *e)
 {
     return mmp_engines_start(&e->engines, e->st, &e->log, e->blocks_total, e->errbuf, e->errlen);

@@ -1,5 +1,5 @@
 /*
- * The encoder's side of the transform residual (mmp/transform.h): for a
+ * The encoder's side of the transform residual (mmp/common/transform.h): for a
  * prediction leaf and one prediction, the levels of least cost
  * J = (D << 16) + lambda_q8 * R under the step's frozen rates. A function of
  * the leaf's samples, the prediction and the frozen tables alone, so every
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "mmp/transform.h"
+#include "mmp/common/transform.h"
 
 typedef struct mmp_tx_search {
     const mmp_tx_costs *cost; /* frozen at the start of the step */

@@ -1,5 +1,5 @@
 /* The transform residual of a prediction leaf (see transform.h). */
-#include "mmp/transform.h"
+#include "mmp/common/transform.h"
 
 #include "common/arith.h"
 #include "common/bits.h"

@@ -1,5 +1,5 @@
 /* Image files of the front ends: format detection and the output's format. */
-#include "mmp/cli/imagefile.h"
+#include "mmp/imageio/imagefile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <strings.h>
 
 #include "common/error.h"
-#include "mmp/cli/png.h"
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/png.h"
+#include "mmp/imageio/pnm.h"
 
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
 {

@@ -8,7 +8,7 @@
  * waits it helps the engine, which runs nothing but node matching, or
  * sleeps when the engine cannot be helped.
  */
-#include "mmp/search_memo.h"
+#include "mmp/enc/search_memo.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

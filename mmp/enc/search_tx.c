@@ -1,5 +1,5 @@
 /* The encoder's side of the transform residual (see search_tx.h). */
-#include "mmp/search_tx.h"
+#include "mmp/enc/search_tx.h"
 
 #include <float.h>
 #include <math.h>

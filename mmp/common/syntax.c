@@ -1,5 +1,5 @@
 /* The block syntax shared by the encoder and the decoder (docs/format.md). */
-#include "mmp/syntax.h"
+#include "mmp/common/syntax.h"
 
 #include <stdlib.h>
 #include <string.h>

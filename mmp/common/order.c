@@ -1,5 +1,5 @@
 /* The coding order of the blocks (docs/format.md section 4.3). */
-#include "mmp/order.h"
+#include "mmp/common/order.h"
 
 #include <stdlib.h>
 #include <string.h>

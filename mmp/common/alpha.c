@@ -1,5 +1,5 @@
 /* Exact alpha planes: MED prediction and adaptive coding of the difference (docs/format.md 7.4). */
-#include "mmp/alpha.h"
+#include "mmp/common/alpha.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Planes and channels: colour transforms and chroma resampling (docs/format.md section 7). */
-#include "mmp/colour.h"
+#include "mmp/common/colour.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 
 #include "common/log.h"
 #include "kernels/engine.h"
-#include "mmp/syntax.h"
+#include "mmp/common/syntax.h"
 
 /* Upper bound on the tokens of one block. */
 #define MMP_MAX_BLOCK_TOKENS (4 * MMP_B * MMP_B + 64)

@@ -7,7 +7,7 @@
  * nothing to do); a taskwait would also wait for every earlier child of the
  * enclosing task, the splits of the ancestors that this thread runs inline.
  */
-#include "mmp/search_sched.h"
+#include "mmp/enc/search_sched.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

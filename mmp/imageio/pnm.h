@@ -1,7 +1,7 @@
 /*
  * Netpbm files of the front ends (PBM, PGM, PPM and PAM, 8 and 16 bits),
  * read and written through libnetpbm. The library itself links no image
- * file format; mmp/cli/imagefile.h chooses between these and PNG.
+ * file format; mmp/imageio/imagefile.h chooses between these and PNG.
  */
 #ifndef MMP_CLI_PNM_H
 #define MMP_CLI_PNM_H

@@ -16,7 +16,7 @@
  *
  * Not thread-safe: libnetpbm's handlers and jump buffer are process-global.
  */
-#include "mmp/cli/pnm.h"
+#include "mmp/imageio/pnm.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
  * prediction, best mode and residual tree), a horizontal split and a
  * vertical split. Each is searched in its own copy of the block's
  * reconstruction (a "view": the plane with a private overlay of the block,
- * predict/plane.h), so that they may run at once (mmp/search_sched.h). The
+ * predict/plane.h), so that they may run at once (mmp/enc/search_sched.h). The
  * option kept is decided from the three costs in one fixed order (leaf, H,
  * V; ties keep the earlier), so the tokens do not depend on the schedule.
  *
@@ -20,11 +20,11 @@
  * decision), as video encoders preselect intra directions.
  *
  * The engine's matches of each leaf come through the memo
- * (mmp/search_memo.h), which computes each (leaf, prediction) once per block.
+ * (mmp/enc/search_memo.h), which computes each (leaf, prediction) once per block.
  *
  * Where the plane has the transform residual (docs/format.md 4.4), each
  * mode's residual tree competes with its transform residual, priced here
- * on the host (mmp/search_tx.h) from the leaf's samples, the prediction and
+ * on the host (mmp/enc/search_tx.h) from the leaf's samples, the prediction and
  * the step's frozen rates alone: the engines do not see it.
  *
  * Speed presets above 0 (mmp_search_speed) prune by rules that depend only on
@@ -33,12 +33,12 @@
  * estimate and only the best few go to the engine, and the narrowest
  * prediction leaves may be left out. Preset 0 is the exhaustive search.
  *
- * The blocks of one step of the coding order (mmp/order.h) are searched at
+ * The blocks of one step of the coding order (mmp/common/order.h) are searched at
  * once, by workers that each take the step's next block with a memo of
  * their own: they share the step's frozen dictionary and rates, and none
  * reads the pixels of another block of its step.
  */
-#include "mmp/search.h"
+#include "mmp/enc/search.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -48,9 +48,9 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "mmp/mmp.h"
-#include "mmp/search_memo.h"
-#include "mmp/search_sched.h"
-#include "mmp/search_tx.h"
+#include "mmp/enc/search_memo.h"
+#include "mmp/enc/search_sched.h"
+#include "mmp/enc/search_tx.h"
 
 #define NODE_TOKENS (4 * MMP_B * MMP_B + 32)
 

@@ -1,6 +1,6 @@
 /*
  * PNG files of the front ends, read and written through libpng. The library
- * itself links no image file format; mmp/cli/imagefile.h chooses between
+ * itself links no image file format; mmp/imageio/imagefile.h chooses between
  * these and the netpbm files.
  */
 #ifndef MMP_CLI_PNG_H

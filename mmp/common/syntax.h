@@ -12,7 +12,7 @@
 #include "common/rangecoder.h"
 #include "common/scales.h"
 #include "dict/dict.h"
-#include "mmp/transform.h"
+#include "mmp/common/transform.h"
 #include "predict/predict.h"
 
 /* An angular leaf's direction d is coded as d / MMP_ANGLE_GROUP, then

@@ -5,7 +5,7 @@
  * that takes several match() calls at once (mmp_engine_ops.concurrency) the
  * splits run as OpenMP tasks beside the leaf; and a pool of working memory,
  * so that concurrent leaf evaluations never share any. What is decided
- * never depends on this schedule (mmp/search.c). A thread that waits for a
+ * never depends on this schedule (mmp/enc/search.c). A thread that waits for a
  * split another thread runs helps the engine if it can (help), else spins,
  * and sleeps after a while if the threads outnumber the cores, so that an
  * engine may have many more threads than cores (opencl's mostly wait for

@@ -16,13 +16,13 @@
 #include "common/error.h"
 #include "common/wait.h"
 #include "filter/restore.h"
-#include "mmp/alpha.h"
-#include "mmp/colour.h"
-#include "mmp/decoder.h"
+#include "mmp/common/alpha.h"
+#include "mmp/common/colour.h"
+#include "mmp/dec/decoder.h"
 #include "mmp/mmp.h"
-#include "mmp/order.h"
-#include "mmp/refine.h"
-#include "mmp/syntax.h"
+#include "mmp/common/order.h"
+#include "mmp/common/refine.h"
+#include "mmp/common/syntax.h"
 
 _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
                "mmp.h's file size limit is the container's");
@@ -62,7 +62,7 @@ static void fill_block(mmp_codec *c, int b, int bw, int v)
     }
 }
 
-/* The test hook (mmp/decoder.h): every block of the step poisoned, then
+/* The test hook (mmp/dec/decoder.h): every block of the step poisoned, then
  * each made unavailable just before its own reconstruction, in the order
  * asked for. */
 static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int bw,

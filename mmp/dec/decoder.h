@@ -22,7 +22,7 @@ typedef struct mmp_decode_check {
                        * on all threads (0: the decoder's own threshold) */
     int helpers;      /* > 0: a crew of this many helper threads whatever the
                        * image's size and the cores; < 0: none; 0: the
-                       * decoder's own rule (mmp/decoder.c) */
+                       * decoder's own rule (mmp/dec/decoder.c) */
 } mmp_decode_check;
 
 /* mmp_decode, with the check (NULL: none). */

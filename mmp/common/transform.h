@@ -8,7 +8,7 @@
  * Normative: the step of a quantiser index, the inverse transform, and the
  * coefficient syntax (one traversal for the encoder, the decoder and the
  * encoder's rate estimate, so that the three cannot disagree on a context).
- * The forward transform is the encoder's (mmp/search_tx.c).
+ * The forward transform is the encoder's (mmp/enc/search_tx.c).
  */
 #ifndef MMP_MMP_TRANSFORM_H
 #define MMP_MMP_TRANSFORM_H
