@@ -245,47 +245,61 @@ check-install: all
 	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
 
 # ---------------------------------------------------------------- make rd
-# Rate-distortion results in $(RD_DIR), for two sets of images; make rd
-# makes both, make rd-grey or make rd-colour one.
+# Rate-distortion results for two sets of images: make rd makes both, make
+# rd-grey or make rd-colour one. The CSVs and plots go to $(RD_DIR), by
+# default build/rd, and the tables and the plots' list to the sections of
+# a results page that make rd writes (scripts/results-page; the page's
+# other sections are left alone): $(RD_DIR)/results.md, or docs/results.md
+# when RD_DIR is docs/results. So make rd leaves docs/ alone, and make
+# rd-docs (make rd RD_DIR=docs/results) updates the project's results:
+# docs/results/ and docs/results.md (which says which sections are whose).
 #
 # rd-grey, the gray images $(RD_IMAGES): the mmp sweep in both coding orders
 # (rd-mmp.csv, codecs mmp and mmp-wavefront; resumable: rows already there
 # are kept, so only missing image x lambda x engine x order runs are
-# encoded; delete the file to measure a changed encoder), the standard
-# codecs (rd-anchors-local.csv, also resumable), the BD-rates against JPEG
-# 2000 (bdrate-vs-j2k.md) and the plots (rd-*.png, time-*.png).
+# encoded: in docs/results none for an unchanged encoder, image set and
+# lambdas, in a fresh build/rd all of them, hours on two cores; delete the
+# file to measure a changed encoder), the standard codecs
+# (rd-anchors-local.csv, also resumable), the plots (rd-*.png, time-*.png)
+# and the page's sections grey-bdrate (BD-rates against JPEG 2000),
+# grey-order (wavefront against raster) and grey-plots.
 #
 # rd-colour, the colour images $(RD_COLOUR_IMAGES): the same in colour,
 # raster order only, at the default 4:4:4 (codec mmp) and at 4:2:0 (codec
 # mmp-420): rd-mmp-colour.csv (psnr is the RGB PSNR),
 # rd-anchors-colour-local.csv (the codecs' usual colour settings, with
-# psnr_y and chroma), bdrate-vs-j2k-colour.md (BD-rates on RGB PSNR) and
-# the plots rd-colour-IMAGE.png and time-colour-*.png (up to
-# $(RD_COLOUR_MAX_BPP) bpp). When an mmp colour sweep fails, the other codecs' rows,
-# table and plots are still made, and rd-colour fails at the end, naming it.
+# psnr_y and chroma), the plots rd-colour-IMAGE.png and time-colour-*.png
+# (up to $(RD_COLOUR_MAX_BPP) bpp) and the sections colour-bdrate (BD-rates
+# on RGB PSNR) and colour-plots. When an mmp colour sweep fails, the other
+# codecs' rows, the table and the plots are still made, and rd-colour fails
+# at the end, naming it.
 #
 # Override RD_IMAGES, RD_COLOUR_IMAGES, RD_LAMBDAS, RD_ENGINES
-# (comma-separated), RD_JOBS, RD_DIR, RD_SPEED or RD_COLOUR_MAX_BPP.
+# (comma-separated), RD_JOBS, RD_DIR, RD_PAGE, RD_SPEED or RD_COLOUR_MAX_BPP.
 # The codec tools come from scripts/install-deps.sh --extra; a
 # codec whose tools are missing is skipped with a warning.
-RD_DIR     ?= docs/results
+RD_DIR     ?= build/rd
+RD_PAGE    ?= $(if $(filter docs/results docs/results/,$(RD_DIR)),docs/results.md,$(RD_DIR)/results.md)
 RD_IMAGES  ?= $(wildcard images/*.pgm)
 RD_COLOUR_IMAGES ?= $(wildcard images/colour/*.ppm)
 RD_COLOUR_MAX_BPP ?= 4
 RD_LAMBDAS ?= 1,3,10,30,100,300,1000
 RD_ENGINES ?= seq
 RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
-# The README's tables are of the exhaustive search (speed 0), whatever the
+# The results' tables are of the exhaustive search (speed 0), whatever the
 # default preset; the default's cost against it is the speed-preset table.
 RD_SPEED   ?= 0
 RD_CSV      = $(RD_DIR)/rd-mmp.csv $(RD_DIR)/rd-anchors-local.csv
 RD_CSV_COLOUR = $(RD_DIR)/rd-mmp-colour.csv $(RD_DIR)/rd-anchors-colour-local.csv
 
-.PHONY: rd rd-grey rd-colour rd-deps
+.PHONY: rd rd-grey rd-colour rd-deps rd-docs
 rd-deps:
 	-@sh scripts/install-deps.sh --if-missing --extra
 
 rd: rd-grey rd-colour
+
+rd-docs:
+	@$(MAKE) --no-print-directory rd RD_DIR=docs/results
 
 rd-grey: all rd-deps
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
@@ -293,11 +307,9 @@ rd-grey: all rd-deps
 	python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
 	    --enc-args "--speed $(RD_SPEED)" --order wavefront -o $(RD_DIR)/rd-mmp.csv $(RD_IMAGES)
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-local.csv $(RD_IMAGES)
-	python3 scripts/bdrate --test all --ref j2k --markdown $(RD_CSV) > $(RD_DIR)/bdrate-vs-j2k.md.tmp \
-	    && mv $(RD_DIR)/bdrate-vs-j2k.md.tmp $(RD_DIR)/bdrate-vs-j2k.md \
-	    || { rm -f $(RD_DIR)/bdrate-vs-j2k.md.tmp; echo "make rd: no BD-rate table (no JPEG 2000 curves?)" >&2; }
 	python3 scripts/plot -o $(RD_DIR) $(RD_CSV)
-	@echo "make rd-grey: results in $(RD_DIR): $(notdir $(RD_CSV)) bdrate-vs-j2k.md rd-*.png time-*.png"
+	python3 scripts/results-page --data $(RD_DIR) --page $(RD_PAGE) --set grey
+	@echo "make rd-grey: results in $(RD_DIR) ($(notdir $(RD_CSV)) rd-*.png time-*.png) and $(RD_PAGE)"
 
 rd-colour: all rd-deps
 	@mmp=0; python3 scripts/rd-sweep -j $(RD_JOBS) -l $(RD_LAMBDAS) -e $(RD_ENGINES) --bin $(abspath $(BIN)) \
@@ -308,12 +320,10 @@ rd-colour: all rd-deps
 	[ $$mmp = 0 ] || echo "make rd-colour: the mmp colour sweep failed (see above); the other codecs go on" >&2; \
 	python3 scripts/compare -j $(RD_JOBS) -o $(RD_DIR)/rd-anchors-colour-local.csv $(RD_COLOUR_IMAGES) || exit 1; \
 	csv=$$(for f in $(RD_CSV_COLOUR); do [ -f $$f ] && echo $$f; done); \
-	python3 scripts/bdrate --test all --ref j2k --markdown $$csv > $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp \
-	    && mv $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp $(RD_DIR)/bdrate-vs-j2k-colour.md \
-	    || { rm -f $(RD_DIR)/bdrate-vs-j2k-colour.md.tmp; echo "make rd-colour: no BD-rate table (no JPEG 2000 curves?)" >&2; }; \
 	python3 scripts/plot -o $(RD_DIR) --tag colour --max-bpp $(RD_COLOUR_MAX_BPP) --ylabel 'RGB PSNR (dB)' $$csv \
 	    || exit 1; \
-	echo "make rd-colour: results in $(RD_DIR): $(notdir $(RD_CSV_COLOUR)) bdrate-vs-j2k-colour.md rd-colour-*.png"; \
+	python3 scripts/results-page --data $(RD_DIR) --page $(RD_PAGE) --set colour || exit 1; \
+	echo "make rd-colour: results in $(RD_DIR) ($(notdir $(RD_CSV_COLOUR)) rd-colour-*.png) and $(RD_PAGE)"; \
 	[ $$mmp = 0 ] || { echo "make rd-colour: failed: the mmp colour sweep (rd-mmp-colour.csv) has failed jobs" >&2; exit 1; }
 
 # Engine benchmark: median encode and decode seconds per engine and thread

@@ -655,9 +655,10 @@ int mmp_dict_repeat(mmp_dict *d, const int32_t *pat, int a, int b)
 uint32_t mmp_redund_for_lambda(uint32_t lambda_q8)
 {
     /* Mean squared distance per pixel of min(lambda / 4, 8), in Q4. Chosen by
-     * measurement (docs/results/tuning): below lambda 30 it keeps lambda / 4,
-     * which is as good as any smaller threshold and faster; above, the cap
-     * cuts the Lagrangian cost by about 2 % at lambda 300-1000. */
+     * measurement (docs/tuning.md, "Redundancy threshold"): below lambda 30
+     * it keeps lambda / 4, which is as good as any smaller threshold and
+     * faster; above, the cap cuts the Lagrangian cost by about 2 % at lambda
+     * 300-1000. */
     uint32_t q4 = (uint32_t)(((uint64_t)lambda_q8 + 32) / 64);
     return q4 < 128 ? q4 : 128;
 }

@@ -86,7 +86,7 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
 #define MMP_TRANSFORM_RGB 3      /* none: R, G and B coded as they are */
 /* In the settings, 0 asks for the default: YCoCg-R (the better by BD-rate,
- * docs/results/tuning/colour-2026-11-23.md), or YCbCr above maxval 32767;
+ * docs/tuning.md, "Colour transform"), or YCbCr above maxval 32767;
  * with max_error >= 0, YCoCg-R for lossless files up to maxval 32767 and
  * RGB otherwise (the only transforms whose inverse keeps the bound). */
 #define MMP_TRANSFORM_AUTO 0
@@ -120,17 +120,17 @@ typedef struct mmp_settings {
     int threads;            /* engine threads, 0 = the engine's default (default 0) */
     int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
                              * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speeds
-                             * 3 and 4 (README, "Speed presets") */
+                             * 3 and 4 (docs/results.md, "Speed presets") */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
     int order;              /* MMP_ORDER_WAVEFRONT (default): the blocks of a diagonal step
-                             * are searched at once, within 0.2 % of raster's rate on the
-                             * test images; or MMP_ORDER_RASTER, the published algorithm */
+                             * are searched at once, at a small cost in rate against
+                             * raster's; or MMP_ORDER_RASTER, the published algorithm */
     int speed;              /* search effort, 0..MMP_MAX_SPEED: 0 searches exhaustively,
-                             * 1 (default) within 0.5 % of it in rate at 1.8x the speed;
+                             * 1 (default) ranks the modes and matches the best few;
                              * each higher preset prunes more of the
-                             * encoder's search (README, "Speed presets"). The format and
+                             * encoder's search (docs/results.md, "Speed presets"). The format and
                              * the decoder are the same at every speed, and every engine
                              * writes the same bytes at a given speed */
     int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R,
@@ -181,8 +181,8 @@ typedef struct mmp_settings {
 #define MMP_DEFAULT_DICT_CAP 1024
 /* Speeds 3 and 4's, where mmp_settings.dict_cap is 0: with one or two modes
  * given to the dictionary and most leaves coded by the transform, the
- * elements beyond it win little rate back (docs/results/speed-2026-11-24.md:
- * most on large images) and cost search time. */
+ * elements beyond it win little rate back (docs/tuning.md, "Speed
+ * presets": most on large images) and cost search time. */
 #define MMP_FAST_DICT_CAP 512
 /* Largest max_error (mmp_settings). */
 #define MMP_MAX_ERROR 32767

@@ -285,7 +285,7 @@ static void cfl_add(const mmp_plane *p, int y, int x, cfl_sums *s)
  * reference, applied to the block's luma reference. Without a reference,
  * or without usable neighbours, the DC prediction. The extended neighbours
  * fit better than T[0..w-1] and L[0..h-1] alone
- * (docs/results/tuning/cfl-2026-11-24.md).
+ * (docs/tuning.md, "Chroma from luma").
  */
 static void pred_cfl(const mmp_plane *p, const refs *r, int y0, int x0, int h, int w,
                      int32_t *out)

@@ -10,7 +10,7 @@
  * sets its threads) (transform ycbcr or ycocg-r,
  * chroma 420 or 444), checks that the decode equals the reconstruction, and
  * prints rows of scripts/rd-sweep's CSV (codec CODEC, RGB PSNR) on stdout,
- * for scripts/bdrate (docs/results/tuning/colour-2026-11-23.md).
+ * for scripts/bdrate (docs/tuning.md, "Colour transform").
  */
 #include <math.h>
 #include <setjmp.h>

@@ -22,7 +22,11 @@
  *    that differs from the reconstruction fails; bdrate on a colour CSV
  *    (psnr and --column psnr_y, avif and avif420 in the table);
  *  - decode-bench with fake decoders: both builds' medians and the MD5 of
- *    the decode, and a failure when the builds decode differently.
+ *    the decode, and a failure when the builds decode differently;
+ *  - results-page on synthetic make rd CSVs: the marked sections rewritten
+ *    (tables, plot links relative to the page), the hand-kept text around
+ *    them untouched, --check, a page without a section refused, a missing
+ *    page made with every section.
  *
  * Everything is written into a private mkdtemp directory, removed at the end.
  * Tests skip when python3 (or $MMP_BIN, for rd-sweep) is missing.
@@ -588,7 +592,7 @@ static void fake_bin(void)
         "done\n"
         "echo \"$(basename \"$1\") ${rec##*.}$args\" >> \"$(dirname \"$0\")/log\"\n"
         "cp \"$1\" \"$rec\" && cp \"$1\" \"$2\" || exit 1\n"
-        "echo \"bytes=1 bpp=1 psnr=41.25 seconds=0.1 width=2 height=2 lambda=1 engine=seq channels=3 "
+        "echo \"bytes=1 bpp=1 seconds=0.1 psnr=41.25 width=2 height=2 lambda=1 engine=seq channels=3 "
         "psnr_r=40.1 psnr_g=42 note\"\n");
     put("fake/mmp-dec",
         "#!/bin/sh\n"
@@ -658,8 +662,8 @@ static void test_rdsweep_kinds(void **state)
 
 /* decode-bench with fake decoders (shell scripts that copy the file and
  * print a --stats line): one row per file with both builds' medians, the
- * decoders' own 2 ms and the MD5 of what they wrote; a build that decodes
- * differently fails the run. */
+ * seconds the decoders report and the MD5 of what they wrote; a build that
+ * decodes differently fails the run. */
 static void test_decode_bench(void **state)
 {
     (void)state;
@@ -778,6 +782,82 @@ static void test_bdrate_colour(void **state)
     assert_non_null(strstr(cap_err, "lacks the column"));
 }
 
+/* results-page on a data folder of make rd's names: rd-mmp.csv with mmp and
+ * mmp-wavefront (half mmp's rate), rd-anchors-local.csv with j2k (twice
+ * mmp's rate), two plots. */
+static void test_results_page(void **state)
+{
+    (void)state;
+    need_python();
+    static const double bpp[] = {0.1, 0.25, 0.5, 1.0, 2.0};
+    static const double db[] = {27.0, 30.5, 34.0, 38.2, 43.0};
+    static const char *codec[] = {"mmp", "mmp-wavefront", "j2k"};
+    static const double rate[] = {1.0, 0.5, 2.0};
+    char p[512], text[8192], mmp[4096], anchors[4096];
+    snprintf(p, sizeof p, "%s/rd", dir);
+    mkdir(p, 0755);
+    size_t km = (size_t)snprintf(mmp, sizeof mmp, "%s\n", SCHEMA);
+    size_t ka = (size_t)snprintf(anchors, sizeof anchors, "%s\n", SCHEMA);
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < 5; i++) {
+            double b = bpp[i] * rate[c];
+            char *t = c < 2 ? mmp : anchors;
+            size_t *k = c < 2 ? &km : &ka;
+            *k += (size_t)snprintf(t + *k, 4096 - *k, "alpha,64,64,%s,lambda=%d,%d,%.6f,%.4f,0.1,0.1\n",
+                                   codec[c], i, (int)(b * 512), b, db[i]);
+        }
+    put("rd/rd-mmp.csv", mmp);
+    put("rd/rd-anchors-local.csv", anchors);
+    put("rd/rd-alpha.png", "");
+    put("rd/time-mmp.png", "");
+    const char *page = "# Results\n\nhand text stays\n\n"
+                       "<!-- make rd: grey-bdrate begin -->\nan old table\n<!-- make rd: grey-bdrate end -->\n"
+                       "between, by hand\n"
+                       "<!-- make rd: grey-order begin -->\n<!-- make rd: grey-order end -->\n"
+                       "<!-- make rd: grey-plots begin -->\nold plots\n<!-- make rd: grey-plots end -->\n"
+                       "the end, by hand\n";
+    put("page.md", page);
+    assert_int_equal(run("\"$PY\" scripts/results-page --data '%s/rd' --page '%s/page.md' --set grey", dir, dir), 0);
+    get("page.md", text, sizeof text);
+    if (!strstr(text, "# Results\n\nhand text stays\n\n<!-- make rd: grey-bdrate begin -->\n| image | mmp | mmp-wavefront |") ||
+        !strstr(text, "| **average** | **-50.00 %** | **-75.00 %** |\n<!-- make rd: grey-bdrate end -->\n"
+                      "between, by hand\n<!-- make rd: grey-order begin -->\n") ||
+        !strstr(text, "| **average** | **-50.00 %** | ") ||
+        !strstr(text, "![alpha: PSNR against bits per pixel, every codec](rd/rd-alpha.png)") ||
+        !strstr(text, "[mmp](rd/time-mmp.png).\n<!-- make rd: grey-plots end -->\nthe end, by hand\n") ||
+        strstr(text, "an old table") || strstr(text, "old plots"))
+        fail_msg("unexpected page:\n%s", text);
+    assert_int_equal(run("\"$PY\" scripts/results-page --data '%s/rd' --page '%s/page.md' --set grey --check",
+                         dir, dir), 0);
+    /* the data moved: --check names the sections that differ */
+    for (size_t i = 0; anchors[i]; i++)
+        if (!strncmp(anchors + i, ",j2k,", 5))
+            anchors[i + 1] = 'J';
+    put("rd/rd-anchors-local.csv", anchors);
+    assert_int_equal(run("\"$PY\" scripts/results-page --data '%s/rd' --page '%s/page.md' --set grey --check",
+                         dir, dir), 1);
+    assert_non_null(strstr(cap_err, "section grey-bdrate"));
+    assert_null(strstr(cap_err, "section grey-order"));
+    /* no colour sections in the page: refused, the page left as it was */
+    char before[8192];
+    get("page.md", before, sizeof before);
+    assert_int_equal(run("\"$PY\" scripts/results-page --data '%s/rd' --page '%s/page.md' --set colour", dir, dir), 1);
+    assert_non_null(strstr(cap_err, "no section colour-bdrate"));
+    get("page.md", text, sizeof text);
+    assert_string_equal(text, before);
+    /* a page that does not exist is made with every section; no JPEG 2000
+     * rows now, and no colour CSV: each such section says so in one line */
+    assert_int_equal(run("\"$PY\" scripts/results-page --data '%s/rd' --page '%s/new/results.md'", dir, dir), 0);
+    assert_non_null(strstr(cap_err, "warning: grey-bdrate"));
+    assert_non_null(strstr(cap_err, "warning: colour-bdrate"));
+    get("new/results.md", text, sizeof text);
+    if (!strstr(text, "<!-- make rd: grey-order begin -->\n| image | BD-rate mmp-wavefront vs mmp |") ||
+        !strstr(text, "<!-- make rd: grey-bdrate begin -->\nNothing to show: ") ||
+        !strstr(text, "<!-- make rd: colour-plots begin -->\nNothing to show: ") ||
+        !strstr(text, "](../rd/rd-alpha.png)"))
+        fail_msg("unexpected new page:\n%s", text);
+}
+
 /* ------------------------------------------------------------------ main */
 
 static int group_setup(void **state)
@@ -827,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_bdrate_colour),
         cmocka_unit_test(test_decode_bench),
         cmocka_unit_test(test_bench_speeds),
+        cmocka_unit_test(test_results_page),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -22,12 +22,11 @@
  * no lock that a call takes (the calls share only the spare requests'
  * short one, and take the engine's lock only to wake a sleeping driver):
  * when it did, a woken thread waited for the lock while the driver held it
- * to hand out a batch (docs/results/wavefront-2026-11-23.md, "Nineteenth
- * session"). The driver does nothing else, so it is there when a batch
+ * to hand out a batch (docs/tuning.md, "OpenCL engine"). The driver does
+ * nothing else, so it is there when a batch
  * ends: when threads of the search took turns at it, one whose own call
  * came back had to wake another to wait for the next batch, and a woken
- * thread runs later than a batch lasts on a GPU
- * (docs/results/wavefront-2026-11-23.md, "Fifteenth session"). A call may
+ * thread runs later than a batch lasts on a GPU. A call may
  * also come in two halves (the ops submit and wait), so that the search
  * prices the transform while the device matches.
  */

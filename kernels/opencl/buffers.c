@@ -29,7 +29,7 @@
  * The dictionary updates, redundancy check included, stay on the host:
  * they and the entropy coding are a small part of an encode, smaller than
  * the device round trip per step that moving them would add
- * (docs/results/engines-2026-11-23.md).
+ * (docs/tuning.md, "OpenCL engine").
  */
 #include <stdio.h>
 #include <stdlib.h>

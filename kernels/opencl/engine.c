@@ -35,8 +35,8 @@ extern const char mmp_opencl_source[];
  * waiting for the device, so there are more of them than cores: each
  * holds one call in flight, and the more calls in flight, the more options
  * of the blocks' searches advance in each batch and the fewer batches the
- * image takes (16 threads: about 18 000 batches for camera, 64: about
- * 9 000; docs/results/wavefront-2026-11-23.md, "Sleeping host threads").
+ * image takes (64 threads make about half the batches of 16;
+ * docs/tuning.md, "OpenCL engine").
  * On a CPU device few, since its kernels run on the same cores as the
  * search. */
 #define DEFAULT_HOST_THREADS_GPU 64
@@ -47,9 +47,8 @@ extern const char mmp_opencl_source[];
 #define SPIN_S 50e-6
 /* Batches in flight at once, by default: one, since while the device runs
  * it the next gathers the requests that arrive, so it is larger; more in
- * flight split the same requests into smaller batches and were no faster
- * (docs/results/engines-2026-11-23.md), and in wavefront order no faster
- * for sure but much less steady (docs/results/wavefront-2026-11-23.md). */
+ * flight split the same requests into smaller batches and are no faster,
+ * and in wavefront order much less steady (docs/tuning.md). */
 #define DEFAULT_BATCHES 1
 
 static const char *cl_errname(cl_int e)
@@ -183,8 +182,7 @@ static int build(ocl *ce)
  * (any of them, for benchmarks), overrides the defaults. GPUs: a work-item
  * per element, and chunks of half the samples of CPUs' per work-item: the
  * search's batches hold a few calls, so the more work-groups a call makes,
- * the more of a GPU's cores it keeps busy (docs/results/wavefront-2026-11-23.md,
- * "Overlap"); CPUs (PoCL runs a group as loops over its work-items): few
+ * the more of a GPU's cores it keeps busy; CPUs (PoCL runs a group as loops over its work-items): few
  * work-items, each a SIMD vector of elements. spin: how long a waiting
  * thread spins before it sleeps (default SPIN_S where every host thread has
  * a core, else none). poll: the thread that waits for a batch polls its

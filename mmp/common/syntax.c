@@ -191,7 +191,7 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, i
  * the levels from the tokens (row-major) or the decoder, then the inverse
  * transform. It creates no new pattern: offering it to the dictionary
  * gained 0.3 % for twice the encoding time
- * (docs/results/tuning/transform-2026-11-24.md).
+ * (docs/tuning.md, "Transform residual").
  */
 static void code_transform(mmp_codec *c, mmp_symbols *io, int32_t *res, int a, int b, int *err)
 {

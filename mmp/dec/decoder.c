@@ -35,10 +35,9 @@ _Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
  * the decoding of such planes), are posted to it and taken while the
  * decoding thread reconstructs the step, and the restoration filter runs in
  * bands on it. A parallel region per step would wait at its end for threads
- * that are not running, longer than the step's work on a busy machine (a
- * 35 ms decode took 0.4 to 1.7 s, docs/results/engines-history.md), and
- * OpenMP's tasks, whose waits sleep, gained nothing
- * (docs/results/wavefront-2026-11-23.md, twenty-first session). The
+ * that are not running, longer than the step's work on a busy machine
+ * (ten to fifty times as long), and OpenMP's tasks, whose waits sleep,
+ * gain nothing (docs/tuning.md, "Decoder threads"). The
  * helpers count against OMP_NUM_THREADS where it is set, as the regions'
  * threads do. A plane with larger steps reconstructs them and
  * applies their updates in parallel regions of all the cores, and filters in

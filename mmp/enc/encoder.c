@@ -267,7 +267,7 @@ static int engine_threads(const encoder *e)
  * search's last region, which are still awake; with one that has more
  * threads than cores (opencl's mostly wait for the device) on a crew of
  * sleeping helpers, as a region would have to wake many threads that share
- * the cores (docs/results/wavefront-2026-11-23.md, twenty-first session).
+ * the cores (docs/tuning.md, "Encoder threads").
  * Called when a plane starts and when its engine changes.
  */
 static void start_update_crew(encoder *e)

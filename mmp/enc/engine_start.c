@@ -40,11 +40,10 @@ static const mmp_engine_ops *quick_engine(const mmp_engine_config *cfg)
  * The head start's threads where none were given for it (0, or -t meant for
  * the slow engine): three quarters of the cores. While OpenCL starts, its
  * driver keeps a few cores busy, and an OpenMP team on every core then
- * waits for its threads that lost theirs: on a 16-core host omp searched
- * camera's first 21 steps in about 270 ms beside the start against 80 ms
- * alone, and on 8 threads in about 100 ms; 12 threads searched the most
- * steps before the start ended (docs/results/wavefront-2026-11-23.md,
- * "Twelfth session").
+ * waits for its threads that lost theirs: on a 16-core host a team on
+ * every core searches the first steps three times slower beside the start
+ * than alone, and three quarters of the cores search the most steps before
+ * the start ends (docs/tuning.md, "Head start").
  */
 static int head_start_threads(void)
 {
@@ -132,9 +131,9 @@ static void *start_slow(void *arg)
  * at most MMP_AUTO_CPU_BLOCKS_PER_CORE per core or thread given (mmp/mmp.h).
  * The slow engine's start is waited for before the encode ends, then it is
  * released, and below that this takes longer than the CPU engine's whole
- * search: on a 16-core host with an H100, omp on its own was faster than
- * auto up to 256 blocks and as fast at 576 (docs/results/
- * wavefront-2026-11-23.md, "Twelfth session"). */
+ * search: on a 16-core host with a GPU, omp on its own is faster than
+ * auto up to 256 blocks and as fast at 576 (docs/tuning.md, "Head
+ * start"). */
 static int cpu_suffices(const mmp_engine_config *cfg, long blocks)
 {
     const int cores = cfg->threads > 0 ? cfg->threads : mmp_usable_cores();

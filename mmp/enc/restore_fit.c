@@ -334,9 +334,9 @@ static double merge_cost(const stats *g, const double *d, int i, int j)
 
 /* A merge's new pair costs (a solve per group left) go to the threads
  * while more groups than this are left, and only where every thread has a
- * core: on sixteen threads that saved about 7 ms of camera's fit, on
- * opencl's 64 (on sixteen cores) it cost 15 to 20 ms
- * (docs/results/wavefront-2026-11-23.md, "Sixteenth session"). */
+ * core: on sixteen threads of sixteen cores that saves time, on opencl's
+ * 64 it costs more than the whole fit saves (docs/tuning.md,
+ * "Restoration fit"). */
 #define MERGE_PAR_MIN 16
 
 /* Classes merged into at most MMP_RF_MAX_FILTERS groups: greedy merging of
@@ -515,8 +515,7 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     double *gain = malloc(sizeof(double) * (size_t)nr);
     /* As many threads as the search's team, even where they outnumber the
      * cores (opencl's): a team of another size costs the next parallel
-     * region more than it saves here (docs/results/wavefront-2026-11-23.md,
-     * "Sixteenth session"). */
+     * region more than it saves here (docs/tuning.md, "Restoration fit"). */
     const int nt = threads > 1 ? threads : 1;
     int64_t *g64 = malloc(sizeof(int64_t) * (size_t)((h + GAIN_ROWS - 1) / GAIN_ROWS) * r->rw);
     /* The bands' sums, then one more set for their total (accumulate). */

@@ -156,7 +156,7 @@ static void view_store(view *v, int y0, int x0, int h, int w, const int32_t *rec
 
 void mmp_search_speed_preset(int speed, mmp_search_speed *out)
 {
-    /* Measured on crops and whole images: docs/results/speed-2026-11-24.md. */
+    /* Measured on crops and whole images: docs/tuning.md, "Speed presets". */
     static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
         {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
         {.modes = 5, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},

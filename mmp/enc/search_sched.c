@@ -22,7 +22,7 @@
 #define TASK_MIN_AREA 64
 /* From this many threads on, the horizontal split runs as a task as well:
  * more options in flight pay for many threads, less hand-over for few
- * (docs/results/engines-h100.md). */
+ * (docs/tuning.md, "Search tasks"). */
 #define BOTH_TASKS_THREADS 4
 
 void mmp_sched_init(mmp_sched *sc, const mmp_engine_ops *eng, void *es)

@@ -16,8 +16,8 @@
 
 /* Step = k * sqrt(lambda). HEVC's lambda = 0.57 * 2^((QP - 12) / 3) and
  * Qstep = 2^((QP - 4) / 6) give k = 3.34 for the same J = D + lambda * R;
- * measured on crops (docs/results/tuning/transform-2026-11-24.md: 2.8,
- * 3.34, 3.9, 4.5 gave -6.9, -8.5, -8.9, -8.2 % BD-rate), 3.9 is best: the
+ * measured on crops (docs/tuning.md, "Transform residual": 2.8, 3.34,
+ * 3.9 and 4.5 compared), 3.9 is best: the
  * coarser step suits a tool that competes with the dictionary's patterns. */
 #define STEP_K 3.9
 

@@ -323,12 +323,10 @@ static inline int fuzz_search_blocks(int w, int h, int ch, const mmp_settings *s
 }
 
 /* The cost of a block's search at each speed (index), in quarters of a
- * block at speed 4: 16 x 16 blocks of random, smooth and short samples,
- * clang 14 with ASan and UBSan, took about 5 ms at speed 4, 6.5 at 3, 7.5
- * at 2, 12.5 at 1 and 25 at 0, besides about 2 ms per input for the
- * set-up and the decoding (the presets as they were before their
- * re-tuning of 2026-11-24, which changed what the speeds above 0 search:
- * the weights only bound an input's work, they need not be exact). */
+ * block at speed 4, measured on 16 x 16 blocks of random, smooth and short
+ * samples under ASan and UBSan: speed 0 costs about five times speed 4,
+ * besides a fixed cost per input for the set-up and the decoding. The
+ * weights only bound an input's work, they need not be exact. */
 static const int fuzz_speed_weight[5] = {20, 10, 6, 5, 4};
 
 /* The work that the fast targets' inputs may ask for, in quarters of a
@@ -373,8 +371,8 @@ static inline void fuzz_fast_image(const uint8_t *d, size_t n, const mmp_setting
     const int cls = (int)(byte_at(d, n, 1) / 32), work = fuzz_fast_work[cls];
     /* The transform residual (s->dct) measures its candidates for every
      * leaf and mode the engine matches, which adds most where matching is
-     * cheap: the kept corpus replayed in 23.6 s with the tool drawn from
-     * byte 5, 17.7 s with it always off. So it weighs half again, but in
+     * cheap: the kept corpus replays in a third more time with the tool
+     * drawn from byte 5 than with it always off. So it weighs half again, but in
      * the largest class, which keeps the largest images with the tool. */
     const int wt = fuzz_speed_weight[s->speed] * (s->dct && cls != FUZZ_FAST_TOP_CLASS ? 3 : 2) / 2;
     *ch = fuzz_channels(d, n);
