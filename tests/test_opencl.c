@@ -24,6 +24,10 @@
  *    image ends first) and when opencl is ready: seq's bytes every time,
  *    and the stats say which engine searched and how many steps before.
  *
+ * 4. Four threads of a fresh process starting their first opencl encode at
+ *    once (the program runs itself with --concurrent-start): every encode
+ *    succeeds with seq's bytes (the platforms' discovery is serialised).
+ *
  * (tests/test_engines.c also compares opencl with seq, as one engine of the
  * registry among others; the tests here are the opencl engine's own.)
  *
@@ -463,10 +467,97 @@ static void test_head_start(void **state)
 
 /* A lost wake-up in the engine leaves every thread asleep: the alarm ends
  * the program (and fails it) rather than letting it hang. */
+/* --concurrent-start: four threads start an opencl encode at once in a
+ * process that has not touched OpenCL yet. Exit status 0 when all four
+ * succeed with seq's bytes, else 1 with a line per failure. */
+#define START_THREADS 4
+static mmp_image start_img;
+static int start_rc[START_THREADS];
+static char start_err[START_THREADS][256];
+static uint8_t *start_out[START_THREADS];
+static size_t start_len[START_THREADS];
+
+static void *start_one(void *arg)
+{
+    const int i = (int)(intptr_t)arg;
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "opencl";
+    s.threads = 2;
+    s.head_start = 0;
+    start_rc[i] = mmp_encode(&s, &start_img, &start_out[i], &start_len[i], NULL, NULL,
+                             start_err[i], sizeof start_err[i]);
+    return NULL;
+}
+
+static int concurrent_start(void)
+{
+    if (mmp_image_alloc(&start_img, 40, 24, 255))
+        return 1;
+    for (int i = 0; i < 40 * 24; i++)
+        start_img.pix[i] = (uint16_t)((i * 37 + (i / 40) * 11) % 256);
+    pthread_t t[START_THREADS];
+    for (int i = 0; i < START_THREADS; i++)
+        if (pthread_create(&t[i], NULL, start_one, (void *)(intptr_t)i))
+            return 1;
+    for (int i = 0; i < START_THREADS; i++)
+        pthread_join(t[i], NULL);
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    uint8_t *ref = NULL;
+    size_t reflen = 0;
+    char err[256];
+    if (mmp_encode(&s, &start_img, &ref, &reflen, NULL, NULL, err, sizeof err)) {
+        printf("seq: %s\n", err);
+        return 1;
+    }
+    int bad = 0;
+    for (int i = 0; i < START_THREADS; i++) {
+        if (start_rc[i]) {
+            printf("thread %d: %s\n", i, start_err[i]);
+            bad = 1;
+        } else if (start_len[i] != reflen || memcmp(start_out[i], ref, reflen)) {
+            printf("thread %d: other bytes than seq\n", i);
+            bad = 1;
+        }
+        free(start_out[i]);
+    }
+    free(ref);
+    mmp_image_free(&start_img);
+    return bad;
+}
+
+/* Runs concurrent_start in fresh processes (the race is in the first
+ * discovery of the platforms, which a process makes once). */
+static void test_concurrent_start(void **state)
+{
+    (void)state;
+    if (!have_device)
+        skip();
+    char self[1024], cmd[1100];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(len > 0);
+    self[len] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' --concurrent-start 2>&1", self);
+    for (int run = 0; run < 3; run++) {
+        char out[4096];
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        const size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        const int st = pclose(p);
+        if (st != 0)
+            fail_msg("run %d: four threads starting opencl at once: status %d\n%s", run, st, out);
+    }
+}
+
 #define HANG_SECONDS 900
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--concurrent-start") == 0)
+        return concurrent_start();
     alarm(HANG_SECONDS);
     int pick = -1;
     have_device = mmp_engine_find("opencl")->devices(NULL, 0, NULL, &pick, NULL, 0) > 0 && pick >= 0;
@@ -482,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_16bit_same_bytes),
         cmocka_unit_test(test_many_host_threads),
         cmocka_unit_test(test_head_start),
+        cmocka_unit_test(test_concurrent_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,15 +7,24 @@
  * Kept apart from the rest of the engine because -e auto and the front
  * ends' device listing call it without creating an engine: nothing here
  * keeps state, every call asks the OpenCL platforms afresh.
+ *
+ * Discovery is serialised within the process: the ICD loader and PoCL set
+ * their platforms and devices up on the first call, and threads that race
+ * there (encodes started at once from several threads) see no device or
+ * crash. The lock is held for the whole enumeration; it is taken nowhere
+ * else, so it cannot be part of a cycle.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "kernels/opencl/opencl.h"
 
-int ocl_enumerate(dev_entry *list, int *count, char *why, size_t whylen)
+static pthread_mutex_t discovery = PTHREAD_MUTEX_INITIALIZER;
+
+static int enumerate(dev_entry *list, int *count, char *why, size_t whylen)
 {
     cl_platform_id plats[16];
     cl_uint np = 0;
@@ -45,6 +54,14 @@ int ocl_enumerate(dev_entry *list, int *count, char *why, size_t whylen)
         return MMP_EENGINE;
     }
     return 0;
+}
+
+int ocl_enumerate(dev_entry *list, int *count, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&discovery);
+    const int err = enumerate(list, count, why, whylen);
+    pthread_mutex_unlock(&discovery);
+    return err;
 }
 
 void ocl_device_name(cl_device_id dev, char *buf, size_t len)
