@@ -64,9 +64,11 @@ int mmp_image_alloc_channels(mmp_image *img, int width, int height, int channels
 void mmp_image_free(mmp_image *img);
 /* PSNR in dB of b against a (same size and channels) at a's maxval, with one
  * mean squared error over all samples of the colour channels (alpha left
- * out: the grey or RGB PSNR); INFINITY when equal. */
+ * out: the grey or RGB PSNR); INFINITY when equal; NAN when either image is
+ * NULL or has no samples, or they differ in size or channels. */
 double mmp_psnr(const mmp_image *a, const mmp_image *b);
-/* PSNR of channel ch (0-based) alone. */
+/* PSNR of channel ch (0-based) alone; NAN as above, or for a channel the
+ * images do not have. */
 double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch);
 
 /* Log levels and callback: one message, one line, no newline. */
@@ -117,7 +119,8 @@ typedef struct mmp_settings {
                              * seq, the reference, in builds without either. Every
                              * engine writes the same bytes; mmp_enc_stats.engine names
                              * the one that ran */
-    int threads;            /* engine threads, 0 = the engine's default (default 0) */
+    int threads;            /* engine threads, 0..MMP_MAX_THREADS: 0 = the engine's default
+                             * (default 0) */
     int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
                              * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speeds
                              * 3 and 4 (docs/results.md, "Speed presets") */
@@ -178,6 +181,9 @@ typedef struct mmp_settings {
     void *progress_opaque;
 } mmp_settings;
 
+/* Most threads an engine may be given (mmp_settings.threads): past the
+ * cores of any machine, each thread costs memory and start-up time. */
+#define MMP_MAX_THREADS 1024
 #define MMP_DEFAULT_DICT_CAP 1024
 /* Speeds 3 and 4's, where mmp_settings.dict_cap is 0: with one or two modes
  * given to the dictionary and most leaves coded by the transform, the
@@ -213,8 +219,10 @@ typedef struct mmp_enc_stats {
 } mmp_enc_stats;
 
 /*
- * Encode `img`. On success *out (owned by the caller, free()) holds the whole
- * .mmp file of *outlen bytes; if `recon` is not NULL it receives the
+ * Encode `img` with the settings `s` (both required; every setting is
+ * checked: MMP_EINVAL names the first out of its range). On success *out
+ * (owned by the caller, free()) holds the whole .mmp file of *outlen bytes
+ * (out and outlen required); if `recon` is not NULL it receives the
  * encoder's reconstruction (the caller frees it with mmp_image_free), which
  * the decoder reproduces exactly. `stats` may be NULL.
  */

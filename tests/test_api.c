@@ -13,6 +13,11 @@
  *    starts no opencl for an encode too small to repay its start.
  * 5. mmp_probe gives the header fields of a file, and refuses a damaged one
  *    with mmp_decode's code and reason.
+ * 6. The API's edges: every numeric setting out of its range (threads
+ *    above MMP_MAX_THREADS or negative among them) and every NULL where a
+ *    pointer is required are MMP_EINVAL, before any work; mmp_psnr and
+ *    mmp_psnr_channel give NAN for images that differ in size or
+ *    channels, NULL images and channels the images lack.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +29,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <limits.h>
+#include <math.h>
 #include <zlib.h>
 
 #include "mmp/mmp.h"
@@ -572,6 +579,119 @@ static void test_probe_errors(void **state)
     mmp_image_free(&img);
 }
 
+/* One setting out of range: MMP_EINVAL with errbuf naming it. */
+static void expect_einval(const mmp_image *img, void (*set)(mmp_settings *), const char *word)
+{
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    set(&s);
+    uint8_t *out = (uint8_t *)1;
+    size_t len = 1;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(&s, img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_null(out);
+    assert_int_equal(len, 0);
+    if (!strstr(err, word))
+        fail_msg("expected '%s' in '%s'", word, err);
+}
+
+static void threads_huge(mmp_settings *s) { s->threads = 100000; }
+static void threads_max(mmp_settings *s) { s->threads = INT_MAX; }
+static void threads_negative(mmp_settings *s) { s->threads = -3; }
+static void threads_one_over(mmp_settings *s) { s->threads = MMP_MAX_THREADS + 1; }
+static void restoration_two(mmp_settings *s) { s->restoration = 2; }
+static void dct_negative(mmp_settings *s) { s->dct = -1; }
+static void head_start_negative(mmp_settings *s) { s->head_start = -2; }
+static void lambda_nan(mmp_settings *s) { s->lambda = NAN; }
+static void speed_over(mmp_settings *s) { s->speed = MMP_MAX_SPEED + 1; }
+static void dict_small(mmp_settings *s) { s->dict_cap = 63; }
+static void max_error_over(mmp_settings *s) { s->max_error = MMP_MAX_ERROR + 1; }
+
+static void test_settings_bounded(void **state)
+{
+    (void)state;
+    mmp_image img;
+    make_image(&img, 255);
+    expect_einval(&img, threads_huge, "threads");
+    expect_einval(&img, threads_max, "threads");
+    expect_einval(&img, threads_negative, "threads");
+    expect_einval(&img, threads_one_over, "threads");
+    expect_einval(&img, restoration_two, "restoration");
+    expect_einval(&img, dct_negative, "dct");
+    expect_einval(&img, head_start_negative, "head start");
+    expect_einval(&img, lambda_nan, "lambda");
+    expect_einval(&img, speed_over, "speed");
+    expect_einval(&img, dict_small, "dictionary");
+    expect_einval(&img, max_error_over, "max error");
+    /* The largest thread count is accepted (a small image, seq ignores it). */
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    s.threads = MMP_MAX_THREADS;
+    uint8_t *out = NULL;
+    size_t len = 0;
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, NULL, 0), 0);
+    free(out);
+    mmp_image_free(&img);
+}
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    mmp_image img, dec;
+    make_image(&img, 255);
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    uint8_t *out = NULL;
+    size_t len = 0;
+    char err[256];
+    assert_int_equal(mmp_encode(NULL, &img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_encode(&s, NULL, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_encode(&s, &img, NULL, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_encode(&s, &img, &out, NULL, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, NULL, 0), 0);
+    assert_int_equal(mmp_decode(out, len, NULL, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_decode(NULL, len, &dec, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_probe(out, len, NULL, err, sizeof err), MMP_EINVAL);
+    int pick;
+    mmp_device_info list[2];
+    assert_int_equal(mmp_engine_devices("opencl", list, 2, NULL, NULL, err, sizeof err),
+                     MMP_EINVAL);
+    assert_int_equal(mmp_engine_devices(NULL, list, 2, NULL, &pick, err, sizeof err), MMP_EINVAL);
+    assert_int_equal(mmp_engine_devices("opencl", NULL, 2, NULL, &pick, err, sizeof err),
+                     MMP_EINVAL);
+    mmp_default_settings(NULL);
+    assert_int_equal(mmp_image_channels(NULL), 0);
+    free(out);
+    mmp_image_free(&img);
+}
+
+static void test_psnr_checks_sizes(void **state)
+{
+    (void)state;
+    mmp_image a, b, c, rgb;
+    make_image(&a, 255);
+    make_image(&b, 255);
+    assert_int_equal(mmp_image_alloc(&c, 8, 8, 255), 0);
+    assert_int_equal(mmp_image_alloc_channels(&rgb, 40, 24, 3, 255), 0);
+    assert_true(isinf(mmp_psnr(&a, &b)));
+    assert_true(isnan(mmp_psnr(&a, &c)));   /* smaller: would read past c */
+    assert_true(isnan(mmp_psnr(&c, &a)));
+    assert_true(isnan(mmp_psnr(&a, &rgb))); /* other channels */
+    assert_true(isnan(mmp_psnr(&a, NULL)));
+    assert_true(isnan(mmp_psnr(NULL, &a)));
+    assert_true(isinf(mmp_psnr_channel(&a, &b, 0)));
+    assert_true(isnan(mmp_psnr_channel(&a, &b, 1)));
+    assert_true(isnan(mmp_psnr_channel(&a, &b, -1)));
+    assert_true(isnan(mmp_psnr_channel(&a, &c, 0)));
+    mmp_image_free(&a);
+    mmp_image_free(&b);
+    mmp_image_free(&c);
+    mmp_image_free(&rgb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +705,9 @@ int main(void)
         cmocka_unit_test(test_sample_above_maxval),
         cmocka_unit_test(test_probe_fields),
         cmocka_unit_test(test_probe_errors),
+        cmocka_unit_test(test_settings_bounded),
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_psnr_checks_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

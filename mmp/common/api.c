@@ -6,6 +6,7 @@
  */
 #include "mmp/mmp.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@
 
 void mmp_default_settings(mmp_settings *s)
 {
+    if (!s)
+        return;
     memset(s, 0, sizeof(*s));
     s->lambda = 10.0;
     s->engine = "auto";
@@ -38,7 +41,7 @@ void mmp_default_settings(mmp_settings *s)
 
 int mmp_image_channels(const mmp_image *img)
 {
-    return img->channels ? img->channels : 1;
+    return !img ? 0 : img->channels ? img->channels : 1;
 }
 
 int mmp_image_has_alpha(const mmp_image *img)
@@ -96,8 +99,19 @@ static uint64_t ssd_channels(const mmp_image *a, const mmp_image *b, int c0, int
     return s;
 }
 
+/* Whether a and b are images of samples, of one size and the same
+ * channels: what the PSNR needs to read both within their samples. */
+static int comparable(const mmp_image *a, const mmp_image *b)
+{
+    return a && b && a->pix && b->pix && a->width > 0 && a->height > 0 &&
+           a->width == b->width && a->height == b->height && a->maxval > 0 &&
+           mmp_image_channels(a) == mmp_image_channels(b) && mmp_image_channels(a) <= 4;
+}
+
 double mmp_psnr(const mmp_image *a, const mmp_image *b)
 {
+    if (!comparable(a, b))
+        return NAN;
     const int ch = mmp_image_channels(a);
     const size_t n = (size_t)a->width * a->height;
     if (ch == 1)
@@ -108,6 +122,8 @@ double mmp_psnr(const mmp_image *a, const mmp_image *b)
 
 double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch)
 {
+    if (!comparable(a, b) || ch < 0 || ch >= mmp_image_channels(a))
+        return NAN;
     const size_t n = (size_t)a->width * a->height;
     return mmp_psnr_of_ssd(ssd_channels(a, b, ch, ch + 1), n, a->maxval);
 }

@@ -307,5 +307,7 @@ int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
 
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
 {
+    if (!img)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no image to decode into");
     return mmp_decode_checked(buf, len, img, NULL, errbuf, errlen);
 }

@@ -89,6 +89,19 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
                              i % (size_t)mmp_image_channels(img));
     if (!(st->lambda >= 0 && st->lambda <= 1e6))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "lambda must be between 0 and 1000000");
+    if (st->threads < 0 || st->threads > MMP_MAX_THREADS)
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "threads must be between 0 (the engine's default) and %d",
+                         MMP_MAX_THREADS);
+    if (st->restoration != 0 && st->restoration != 1)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "restoration must be 0 or 1, not %d",
+                         st->restoration);
+    if (st->dct != 0 && st->dct != 1)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "dct must be 0 or 1, not %d", st->dct);
+    if (st->head_start < -1)
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "head start must be -1 (auto), 0 (off) or a number of steps, not %d",
+                         st->head_start);
     if (!(st->redundancy < 0 || st->redundancy <= 65535.0))
         return mmp_error(errbuf, errlen, MMP_EINVAL,
                          "redundancy threshold must be between 0 and 65535");
@@ -665,8 +678,12 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen)
 {
     const double t0 = mmp_now_seconds();
+    if (!out || !outlen)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no output buffer");
     *out = NULL;
     *outlen = 0;
+    if (!st)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no settings");
     int err = check_input(st, img, errbuf, errlen);
     if (err)
         return err;

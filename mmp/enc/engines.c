@@ -32,6 +32,9 @@ int mmp_engine_exists(const char *name)
 int mmp_engine_devices(const char *engine, mmp_device_info *list, int max, const char *spec,
                        int *pick, char *errbuf, size_t errlen)
 {
+    if (!engine || !pick || max < 0 || (max > 0 && !list))
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "mmp_engine_devices needs an engine, a pick and a list of max entries");
     *pick = -1;
     const mmp_engine_ops *e = mmp_engine_find(engine);
     if (!e)
