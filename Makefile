@@ -159,7 +159,7 @@ clean:
 # mmp.h: mmp/libmmp.map), mmp.pc for pkg-config and the manual pages, under
 # $(DESTDIR)$(PREFIX). check-install installs into $(BUILD)/stage, builds
 # tests/install/example.c there with pkg-config and runs it, checks that the
-# manual pages name every option of --help, and uninstalls again.
+# manual pages name every option of --help-all, and uninstalls again.
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
@@ -234,7 +234,7 @@ check-install: all
 	[ "$$exported" = "$$public" ] || { echo "check-install: libmmp.so exports:" $$exported; \
 	    echo "check-install: mmp.h declares:" $$public; exit 1; }; \
 	for p in mmp-enc mmp-dec; do \
-	    for o in $$($$stage/usr/bin/$$p --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do \
+	    for o in $$($$stage/usr/bin/$$p --help-all | grep -oE -- '--[a-z][a-z-]*' | sort -u); do \
 	        sed 's/\\-/-/g' $$stage/usr/share/man/man1/$$p.1 | grep -q -- "$$o" \
 	            || { echo "check-install: $$p.1 does not describe $$o"; exit 1; }; \
 	    done; \

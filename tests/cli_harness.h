@@ -71,7 +71,7 @@
 static const char *bin;          /* $MMP_BIN */
 static char root[64];            /* mkdtemp directory: captures live here */
 static char work[128];           /* root/tN: the current test's directory */
-static char cap_out[8192], cap_err[4096];
+static char cap_out[16384], cap_err[4096];
 static uint8_t *good_mmp;        /* in.pgm encoded by the library, default settings */
 static size_t good_len;
 static uint8_t *good_pgm;        /* good_mmp decoded, as mmp-dec writes it */

@@ -23,6 +23,8 @@
 #include "common/container.h"
 #include "common/error.h"
 #include "kernels/cpu_match.h"
+#include "mmp/cli/dec_options.h"
+#include "mmp/cli/enc_options.h"
 #include "mmp/imageio/imagefile.h"
 #include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
@@ -527,40 +529,252 @@ static void test_colour_inputs(void **state)
     }
 }
 
-/* Every option of the usage text is listed by --help, which exits 0. */
-static void check_help(const char *prog, const char *const *opts, size_t n)
+/* ------------------------------------- --help, --help-all, manual pages */
+
+/*
+ * --help is one screen: at most 30 lines, the options most used, a last
+ * line pointing to --help-all and the manual page. --help-all is the
+ * reference of every option, and the manual page (mmp/cli/PROG.1, read
+ * from the repository's root, where the tests run) describes the same
+ * options: each list is checked against the others and against the
+ * options getopt_long accepts (mmp_enc_long_options, mmp_dec_long_options).
+ */
+#define MAX_OPTS 64
+
+/* Options by long name, with their short letter (0: none). */
+typedef struct opt_list {
+    int n;
+    char name[MAX_OPTS][32];
+    char letter[MAX_OPTS];
+} opt_list;
+
+static int opt_find(const opt_list *l, const char *name)
 {
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "%s --help", prog);
-    assert_int_equal(run("%s", cmd), 0);
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->name[i], name))
+            return i;
+    return -1;
+}
+
+/* Adds --name (the option characters at s) with its letter; twice is an
+ * error of the text `what`. */
+static void opt_add(opt_list *l, const char *s, char letter, const char *what)
+{
+    const size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    char name[32];
+    if (n == 0 || n >= sizeof name)
+        fail_msg("%s: an option name that is empty or too long: '%.40s'", what, s);
+    snprintf(name, sizeof name, "%.*s", (int)n, s);
+    if (opt_find(l, name) >= 0)
+        fail_msg("%s lists --%s twice", what, name);
+    if (l->n == MAX_OPTS)
+        fail_msg("%s: more than %d options", what, MAX_OPTS);
+    snprintf(l->name[l->n], sizeof l->name[0], "%s", name);
+    l->letter[l->n++] = letter;
+}
+
+/* The option entries of a help text: the lines "  -x, --name ..." and
+ * "      --name ..." (descriptions go on at column 23; prose starts at
+ * column 0). */
+static void help_entries(const char *text, opt_list *l, const char *what)
+{
+    memset(l, 0, sizeof *l);
+    for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (!strncmp(p, "  -", 3) && p[3] != '-' && !strncmp(p + 4, ", --", 4))
+            opt_add(l, p + 8, p[3], what);
+        else if (!strncmp(p, "      --", 8))
+            opt_add(l, p + 8, 0, what);
+    }
+}
+
+/* The options a manual page documents: in its OPTIONS section, the .B or
+ * .BR line after each .TP, with \- read as -. */
+static void man_entries(const char *page, opt_list *l)
+{
+    char path[128];
+    size_t len;
+    snprintf(path, sizeof path, "mmp/cli/%s.1", page);
+    char *text = (char *)slurp(path, &len);
+    if (!text)
+        fail_msg("cannot read %s (the tests run from the repository's root)", path);
+    memset(l, 0, sizeof *l);
+    int in_options = 0, after_tp = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, ".SH", 3))
+            in_options = strstr(line, "OPTIONS") != NULL;
+        if (in_options && after_tp && !strncmp(line, ".B", 2)) {
+            char head[256];
+            size_t k = 0;
+            for (const char *s = line; *s && k + 1 < sizeof head; s++)
+                if (!(s[0] == '\\' && s[1] == '-'))
+                    head[k++] = *s;
+            head[k] = 0;
+            /* "-x" and "--name" standing alone: after a space or a quote. */
+            char letter = 0;
+            for (const char *s = head; *s; s++) {
+                if (s[0] != '-' || (s != head && s[-1] != ' ' && s[-1] != '"'))
+                    continue;
+                if (s[1] == '-') {
+                    opt_add(l, s + 2, letter, path);
+                    letter = 0;
+                    s++;
+                } else if (s[1] >= 'a' && s[1] <= 'z' && strchr(" \"", s[2])) {
+                    letter = s[1];
+                }
+            }
+        }
+        after_tp = !strncmp(line, ".TP", 3);
+    }
+    free(text);
+}
+
+/* The options getopt_long accepts, with their letters. */
+static void table_entries(const struct option *t, opt_list *l, const char *what)
+{
+    memset(l, 0, sizeof *l);
+    for (; t->name; t++)
+        opt_add(l, t->name, t->val < 128 ? (char)t->val : 0, what);
+}
+
+/* Every option of a is in b, with the same letter. */
+static void assert_opts_in(const opt_list *a, const char *a_what, const opt_list *b,
+                           const char *b_what)
+{
+    for (int i = 0; i < a->n; i++) {
+        const int k = opt_find(b, a->name[i]);
+        if (k < 0)
+            fail_msg("%s has --%s; %s does not", a_what, a->name[i], b_what);
+        if (a->letter[i] != b->letter[k])
+            fail_msg("--%s: %s gives it the letter '%c', %s '%c'", a->name[i], a_what,
+                     a->letter[i] ? a->letter[i] : ' ', b_what, b->letter[k] ? b->letter[k] : ' ');
+    }
+}
+
+/* The number of lines of s (a last line without '\n' counts). */
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n' || s[1] == 0;
+    return n;
+}
+
+/* --help and -h: one screen, exit 0, nothing on stderr, the options
+ * `opts` named, each an option of --help-all (in all_opts), a last line
+ * that points to --help-all and the manual page; then --version. */
+static void check_help(const char *prog, const char *name, const char *const *opts, size_t n,
+                       const opt_list *all_opts)
+{
+    assert_int_equal(run("%s --help", prog), 0);
     assert_string_equal(cap_err, "");
     assert_non_null(strstr(cap_out, "Usage:"));
+    const int lines = count_lines(cap_out);
+    if (lines > 30)
+        fail_msg("%s --help has %d lines, more than 30", name, lines);
     for (size_t i = 0; i < n; i++)
         if (!strstr(cap_out, opts[i]))
-            fail_msg("%s does not mention %s", cmd, opts[i]);
+            fail_msg("%s --help does not mention %s", name, opts[i]);
+    opt_list shown;
+    help_entries(cap_out, &shown, "--help");
+    assert_opts_in(&shown, "--help", all_opts, "--help-all");
+    const char *last = cap_out + strlen(cap_out) - 1;
+    while (last > cap_out && last[-1] != '\n')
+        last--;
+    char man[32];
+    snprintf(man, sizeof man, "man %s", name);
+    if (!strstr(last, "--help-all") || !strstr(last, man))
+        fail_msg("%s --help's last line does not point to --help-all and '%s': %s", name, man,
+                 last);
     char first[sizeof cap_out];
     snprintf(first, sizeof first, "%s", cap_out);
-    snprintf(cmd, sizeof cmd, "%s -h", prog);
-    assert_int_equal(run("%s", cmd), 0);
+    assert_int_equal(run("%s -h", prog), 0);
     assert_string_equal(cap_out, first);
 
-    snprintf(cmd, sizeof cmd, "%s --version", prog);
-    assert_int_equal(run("%s", cmd), 0);
+    assert_int_equal(run("%s --version", prog), 0);
     assert_non_null(strstr(cap_out, MMP_VERSION_STRING));
     assert_string_equal(cap_err, "");
+}
+
+/* --help-all: exit 0, nothing on stderr, every option getopt_long accepts
+ * and the options `opts` named; its entries into *l. */
+static void check_help_all(const char *prog, const char *name, const struct option *table,
+                           const char *const *opts, size_t n, opt_list *l)
+{
+    assert_int_equal(run("%s --help-all", prog), 0);
+    assert_string_equal(cap_err, "");
+    assert_non_null(strstr(cap_out, "Usage:"));
+    if (strlen(cap_out) + 1 >= sizeof cap_out)
+        fail_msg("%s --help-all fills the capture of %zu bytes", name, sizeof cap_out);
+    for (size_t i = 0; i < n; i++)
+        if (!strstr(cap_out, opts[i]))
+            fail_msg("%s --help-all does not mention %s", name, opts[i]);
+    char what[64];
+    snprintf(what, sizeof what, "%s --help-all", name);
+    help_entries(cap_out, l, what);
+    opt_list accepted;
+    table_entries(table, &accepted, name);
+    assert_opts_in(&accepted, name, l, what);
+    assert_opts_in(l, what, &accepted, "the options table");
 }
 
 static void test_help_version(void **state)
 {
     (void)state;
     need_bin();
-    static const char *const enc_opts[] = {
-        "-l, --lambda", "-e, --engine", "-t, --threads", "-d, --dict-size", "--recon",
-        "--stats", "-v, --verbose", "-q, --quiet", "-h, --help", "--version", "seq"};
-    static const char *const dec_opts[] = {"-o, --output", "--info", "--stats", "-v, --verbose",
-                                           "-q, --quiet", "-h, --help", "--version"};
-    check_help("$ENC", enc_opts, sizeof enc_opts / sizeof enc_opts[0]);
-    check_help("$DEC", dec_opts, sizeof dec_opts / sizeof dec_opts[0]);
+    static const char *const enc_short[] = {
+        "-l, --lambda", "-e, --engine", "-t, --threads", "--speed", "--lossless", "--chroma",
+        "--target-bpp", "--recon",      "--stats",       "-v, --verbose", "-q, --quiet",
+        "-h, --help",   "--help-all",   "--version",     "seq",           "(default auto"};
+    static const char *const enc_all[] = {"-d, --dict-size", "--max-error", "--cl-device",
+                                          "--colour", "--alpha", "seq", "Exit status"};
+    static const char *const dec_short[] = {"-o, --output",  "--info",     "--stats",
+                                            "-v, --verbose", "-q, --quiet", "-h, --help",
+                                            "--help-all",    "--version"};
+    static const char *const dec_all[] = {"-o, --output", "--info", "Exit status"};
+    opt_list all;
+    check_help_all("$ENC", "mmp-enc", mmp_enc_long_options, enc_all,
+                   sizeof enc_all / sizeof enc_all[0], &all);
+    check_help("$ENC", "mmp-enc", enc_short, sizeof enc_short / sizeof enc_short[0], &all);
+    check_help_all("$DEC", "mmp-dec", mmp_dec_long_options, dec_all,
+                   sizeof dec_all / sizeof dec_all[0], &all);
+    check_help("$DEC", "mmp-dec", dec_short, sizeof dec_short / sizeof dec_short[0], &all);
+}
+
+/* --help-all and the manual page list the same options, with the same
+ * letters; each one the page documents is accepted by the program (no
+ * "unknown option" with it alone: a missing value, IN or OUT is another
+ * error). */
+static void check_manual(const char *prog, const char *name, const struct option *table)
+{
+    opt_list help, page, accepted;
+    char help_what[64], page_what[64];
+    snprintf(help_what, sizeof help_what, "%s --help-all", name);
+    snprintf(page_what, sizeof page_what, "mmp/cli/%s.1", name);
+    assert_int_equal(run("%s --help-all", prog), 0);
+    help_entries(cap_out, &help, help_what);
+    man_entries(name, &page);
+    table_entries(table, &accepted, name);
+    if (page.n == 0)
+        fail_msg("%s documents no option (no .TP entry in its OPTIONS section)", page_what);
+    assert_opts_in(&help, help_what, &page, page_what);
+    assert_opts_in(&page, page_what, &help, help_what);
+    assert_opts_in(&page, page_what, &accepted, name);
+    print_message("%s: %d options, in --help-all, %s and the options table alike\n", name,
+                  page.n, page_what);
+    for (int i = 0; i < page.n; i++) {
+        run("%s --%s", prog, page.name[i]);
+        if (strstr(cap_err, "unknown option"))
+            fail_msg("%s documents --%s, which %s refuses: %s", page_what, page.name[i], name,
+                     cap_err);
+    }
+}
+
+static void test_manual_pages(void **state)
+{
+    (void)state;
+    need_bin();
+    check_manual("$ENC", "mmp-enc", mmp_enc_long_options);
+    check_manual("$DEC", "mmp-dec", mmp_dec_long_options);
 }
 
 /* ------------------------------------------- outputs on failed commands */
@@ -638,6 +852,7 @@ int main(void)
         T(test_good_paths),
         T(test_default_engine),
         T(test_help_version),
+        T(test_manual_pages),
         T(test_png_grey_paths),
         T(test_output_name_errors),
         T(test_enc_bad_images),

@@ -430,6 +430,8 @@ static void test_stdout_info_write_error(void **state)
                           "$ENC --version >/dev/full",
                           "$DEC --stats good.mmp -o OUT.pgm >/dev/full",
                           "$DEC --help >/dev/full",
+                          "$ENC --help-all >/dev/full",
+                          "$DEC --help-all >/dev/full",
                           "$DEC --version >/dev/full"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         const char *prog = cmds[i][1] == 'E' ? "mmp-enc" : "mmp-dec";
@@ -461,7 +463,7 @@ static void test_enc_stats_with_recon_stdout(void **state)
     assert_content("OUT.mmp", good_mmp, good_len);
 }
 
-/* --help says how outputs are treated. */
+/* --help-all says how outputs are treated. */
 static void test_help_describes_outputs(void **state)
 {
     (void)state;
@@ -469,10 +471,10 @@ static void test_help_describes_outputs(void **state)
     const char *progs[] = {"$ENC", "$DEC"};
     const char *words[] = {"hard link", "FIFO", "symbolic link", "different files"};
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(run("%s --help", progs[i]), 0);
+        assert_int_equal(run("%s --help-all", progs[i]), 0);
         for (int k = 0; k < 4; k++)
             if (!strstr(cap_out, words[k]))
-                fail_msg("%s --help does not mention '%s'", progs[i], words[k]);
+                fail_msg("%s --help-all does not mention '%s'", progs[i], words[k]);
     }
 }
 

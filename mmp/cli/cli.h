@@ -8,6 +8,9 @@
 /* Exit statuses: runtime failures and usage errors. */
 #define MMP_EXIT_FAILURE 1
 #define MMP_EXIT_USAGE 2
+/* What a front end's parse of its options returns when the command is
+ * to run (any other return is the exit status: 0 after --help). */
+#define MMP_CLI_RUN (-1)
 
 /* Print "PROG: message" and a newline to stderr. */
 void mmp_cli_error(const char *prog, const char *fmt, ...);

@@ -1,50 +1,20 @@
-/* mmp-dec: decode an .mmp file to an image file (PGM, PPM, PAM or PNG). */
-#include <getopt.h>
+/*
+ * mmp-dec: decode an .mmp file to an image file (PGM, PPM, PAM or PNG).
+ * The command line is parsed by dec_options.c; this file runs it: --info,
+ * or read and decode the file, name and check the output, write it and
+ * report.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "mmp/cli/cli.h"
+#include "mmp/cli/dec_options.h"
 #include "mmp/imageio/imagefile.h"
 #include "mmp/mmp.h"
 
-static const char *prog = "mmp-dec";
-
-/* --help on stdout; exit status 1 when it cannot be written. */
-static int usage(FILE *f)
-{
-    fprintf(f, "Usage: mmp-dec [options] IN.mmp [-o OUT]\n"
-               "       mmp-dec --info IN.mmp\n"
-               "Decode an MMP file to an image file. OUT ending in .png is PNG (8 or 16\n"
-               "bits, sBIT when maxval is 2^k-1 below that; a maxval that is not 2^k-1 is an\n"
-               "error: PNG cannot hold it exactly), .pgm PGM (grey images only), .ppm PPM\n"
-               "(RGB only), .pam PAM; any other name, and '-' (stdout), PGM for grey, PPM\n"
-               "for RGB, PAM for an image with alpha. Without -o the output is IN with the\n"
-               "extension of that kind (.pgm, .ppm, .pam) in place of .mmp ('-' as IN\n"
-               "reads stdin and then writes stdout).\n"
-               "\n"
-               "  -o, --output FILE    output image ('-' for stdout)\n"
-               "      --info           print the file's header fields on stdout, one\n"
-               "                       name=value a line, and decode nothing (no -o, no\n"
-               "                       --stats); the file is checked as decoding checks it\n"
-               "                       before it starts (header, length, CRC); max_error is\n"
-               "                       the bound on every sample's error (0: lossless,\n"
-               "                       none: lossy)\n"
-               "      --stats          print one line: bytes, seconds, size\n"
-               "  -v, --verbose        more detail on stderr\n"
-               "  -q, --quiet          nothing but errors\n"
-               "  -h, --help           this help\n"
-               "      --version        version\n"
-               "\n"
-               "IN and OUT must be different files. A regular output file is replaced only\n"
-               "once complete, keeping its mode; one with several hard links is refused (not\n"
-               "detached, not changed in place). A device, FIFO or socket is written in\n"
-               "place; a symbolic link is followed. Exit status: 0 success, 1 failure, 2\n"
-               "usage error.\n");
-    return mmp_cli_stdout_done(prog);
-}
-
+static const char *const prog = MMP_DEC_PROG;
 
 /* IN with the extension of the image's kind in place of .mmp. */
 static char *derive_name(const char *in_path, const mmp_image *img)
@@ -133,124 +103,123 @@ static double now_seconds(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(int argc, char **argv)
+/* One run: the options, the output and the image decoded. */
+typedef struct job {
+    const mmp_dec_options *o;
+    const char *out_path; /* -o's, "-", or the name derived from IN */
+    int derive;           /* the name is derived from IN once the image is there */
+    char *derived;        /* that name (malloc'd) */
+    char err[512];
+    uint8_t *buf; /* the file's bytes */
+    size_t len;
+    double secs; /* reading and decoding */
+    mmp_image img;
+    mmp_image_out io;   /* img and the format of its file */
+    mmp_cli_output out; /* the output file */
+} job;
+
+/* Read the file and decode it: exit status, or 0. */
+static int decode_input(job *j)
 {
-    enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO };
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"stats", no_argument, 0, OPT_STATS},
-        {"info", no_argument, 0, OPT_INFO},
-        {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, OPT_VERSION},
-        {0, 0, 0, 0}};
-    const char *out_path = NULL;
-    int verbose = 0, want_stats = 0, info = 0, c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            out_path = optarg;
-            break;
-        case OPT_STATS:
-            want_stats = 1;
-            break;
-        case OPT_INFO:
-            info = 1;
-            break;
-        case 'v':
-            verbose = 1;
-            break;
-        case 'q':
-            verbose = 0;
-            break;
-        case 'h':
-            return usage(stdout);
-        case OPT_VERSION:
-            printf("mmp-dec %s\n", MMP_VERSION_STRING);
-            return mmp_cli_stdout_done(prog);
-        case ':':
-            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
-        default:
-            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
-        }
+    const char *in_path = j->o->in_path;
+    const double t0 = now_seconds();
+    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &j->buf, &j->len, j->err,
+                              sizeof j->err);
+    /* Its messages name the file; the decoder's do not. */
+    if (e)
+        mmp_cli_error(prog, "%s", j->err);
+    else if ((e = mmp_decode(j->buf, j->len, &j->img, j->err, sizeof j->err)) != 0)
+        mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", j->err);
+    j->secs = now_seconds() - t0;
+    return e ? MMP_EXIT_FAILURE : 0;
+}
+
+/* Without -o, the name of the output once the image's kind is known, and
+ * its check: exit status, or 0. */
+static int name_output(job *j)
+{
+    j->derived = derive_name(j->o->in_path, &j->img);
+    if (!j->derived) {
+        mmp_cli_error(prog, "out of memory");
+        return MMP_EXIT_FAILURE;
     }
-    if (argc - optind != 1) {
-        mmp_cli_error(prog, "expected one input file (see --help)");
-        return MMP_EXIT_USAGE;
+    j->out_path = j->out.path = j->derived;
+    const int e = mmp_cli_outputs_check(j->o->in_path, &j->out, 1, j->err, sizeof j->err);
+    if (!e)
+        return 0;
+    mmp_cli_error(prog, "%s", j->err);
+    return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
+}
+
+/* The output in the format its name asks for: exit status, or 0. */
+static int write_output(job *j)
+{
+    if (mmp_imagefile_format(j->out_path, &j->img, &j->io.fmt, j->err, sizeof j->err)) {
+        mmp_cli_error(prog, "%s: %s", strcmp(j->out_path, "-") ? j->out_path : "standard output",
+                      j->err);
+        return MMP_EXIT_FAILURE;
     }
-    const char *in_path = argv[optind];
-    if (info) {
-        if (out_path || want_stats) {
-            mmp_cli_error(prog, "--info decodes nothing: it takes no %s",
-                          out_path ? "-o" : "--stats");
-            return MMP_EXIT_USAGE;
-        }
-        return print_info(in_path);
+    if (mmp_cli_outputs_write(&j->out, 1, j->err, sizeof j->err)) {
+        mmp_cli_error(prog, "%s", j->err);
+        return MMP_EXIT_FAILURE;
     }
+    return 0;
+}
+
+/* -v's line and --stats' line. */
+static void report(const job *j)
+{
+    if (j->o->verbose)
+        fprintf(stderr, "%s: %dx%d maxval %d, %zu bytes, %.3f s\n", prog, j->img.width,
+                j->img.height, j->img.maxval, j->len, j->secs);
+    if (j->o->stats) {
+        FILE *sf = strcmp(j->out_path, "-") == 0 ? stderr : stdout;
+        fprintf(sf, "bytes=%zu seconds=%.3f width=%d height=%d\n", j->len, j->secs, j->img.width,
+                j->img.height);
+    }
+}
+
+/* The decode of a parsed command line: its exit status. */
+static int run(const mmp_dec_options *o)
+{
+    job j = {.o = o, .out_path = o->out_path};
+    j.io = (mmp_image_out){.img = &j.img, .fmt = MMP_FILE_PGM};
     /* Without -o the name depends on the kind of image decoded: it is
      * checked once the image is there. */
-    const int derive = !out_path && strcmp(in_path, "-") != 0;
-    if (!out_path && !derive)
-        out_path = "-";
-    char *derived = NULL;
-    char err[512];
-    mmp_image img = {0};
-    mmp_image_out io = {.img = &img, .fmt = MMP_FILE_PGM};
-    mmp_cli_output out = {.path = out_path, .what = "output", .write = mmp_imagefile_write_out, .opaque = &io};
-    int e = 0;
-    if (!derive && (e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err)) != 0) {
-        mmp_cli_error(prog, "%s", err);
-        mmp_cli_outputs_free(&out, 1);
-        return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
-    }
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    double t0 = now_seconds();
-    /* Its messages name the file; the decoder's do not. */
-    e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err, sizeof(err));
-    if (e) {
-        mmp_cli_error(prog, "%s", err);
-    } else if ((e = mmp_decode(buf, len, &img, err, sizeof(err))) != 0) {
-        mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
-    }
-    double secs = now_seconds() - t0;
-    int usage_error = 0;
-    if (!e && derive) {
-        derived = derive_name(in_path, &img);
-        if (!derived) {
-            e = MMP_ENOMEM;
-            mmp_cli_error(prog, "out of memory");
-        } else {
-            out_path = out.path = derived;
-            if ((e = mmp_cli_outputs_check(in_path, &out, 1, err, sizeof err)) != 0) {
-                mmp_cli_error(prog, "%s", err);
-                usage_error = e == MMP_EINVAL;
-            }
+    j.derive = !j.out_path && strcmp(o->in_path, "-") != 0;
+    if (!j.out_path && !j.derive)
+        j.out_path = "-";
+    j.out = (mmp_cli_output){
+        .path = j.out_path, .what = "output", .write = mmp_imagefile_write_out, .opaque = &j.io};
+    if (!j.derive) {
+        const int e = mmp_cli_outputs_check(o->in_path, &j.out, 1, j.err, sizeof j.err);
+        if (e) {
+            mmp_cli_error(prog, "%s", j.err);
+            mmp_cli_outputs_free(&j.out, 1);
+            return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
         }
     }
-    if (!e && (e = mmp_imagefile_format(out_path, &img, &io.fmt, err, sizeof err)) != 0)
-        mmp_cli_error(prog, "%s: %s", strcmp(out_path, "-") ? out_path : "standard output", err);
-    if (!e) {
-        e = mmp_cli_outputs_write(&out, 1, err, sizeof err);
-        if (e)
-            mmp_cli_error(prog, "%s", err);
-    }
-    mmp_cli_outputs_free(&out, 1);
-    if (!e) {
-        if (verbose)
-            fprintf(stderr, "%s: %dx%d maxval %d, %zu bytes, %.3f s\n", prog, img.width,
-                    img.height, img.maxval, len, secs);
-        if (want_stats) {
-            FILE *sf = strcmp(out_path, "-") == 0 ? stderr : stdout;
-            fprintf(sf, "bytes=%zu seconds=%.3f width=%d height=%d\n", len, secs, img.width,
-                    img.height);
-        }
-    }
-    free(buf);
-    free(derived);
-    mmp_image_free(&img);
-    if (e)
-        return usage_error ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
-    return mmp_cli_stdout_done(prog);
+    int status = decode_input(&j);
+    if (!status && j.derive)
+        status = name_output(&j);
+    if (!status)
+        status = write_output(&j);
+    mmp_cli_outputs_free(&j.out, 1);
+    if (!status)
+        report(&j);
+    free(j.buf);
+    free(j.derived);
+    mmp_image_free(&j.img);
+    return status ? status : mmp_cli_stdout_done(prog);
+}
+
+int main(int argc, char **argv)
+{
+    mmp_dec_options o;
+    const int status = mmp_dec_options_parse(&o, argc, argv);
+    if (status != MMP_CLI_RUN)
+        return status;
+    if (o.info)
+        return print_info(o.in_path);
+    return run(&o);
 }

@@ -11,8 +11,8 @@
 #define Q8_MAX 256000000LL
 /* The search aims a little below a --max-bytes ceiling. */
 #define BYTES_AIM 0.985
-/* Prior slopes of y against log lambda (camera, ascent: -0.5 to -0.9 in
- * log bytes, -3 to -3.7 dB). */
+/* Prior slopes of y against log lambda, within those of the test images
+ * camera and ascent (-0.5 to -0.9 in log bytes, -3 to -3.7 dB). */
 #define PRIOR_SLOPE_RATE (-0.7)
 #define PRIOR_SLOPE_PSNR (-3.0)
 /* Steps of the extrapolation in log lambda, and its overshoot. */

@@ -29,7 +29,8 @@
  *     the probes left. The filter's own decision jumps (a plane's filter
  *     is kept only when it pays for its bytes, so PSNR and rate step by
  *     its gain and its size at some lambda, a few tenths of a dB on small
- *     images); without it the measure moves as it did before the filter.
+ *     images); without it the measure follows lambda, up to the jumps of
+ *     the dictionary's adaptation (below).
  *     The result is chosen among the probes of both searches.
  *
  * Rate is not strictly monotone in lambda (the dictionary adapts), so the
@@ -51,8 +52,8 @@
  *
  * The file kept is the chosen probe's own bytes (no final encode): with the
  * same settings, mmp-enc -l LAMBDA (the lambda printed) writes the same
- * file. No preset makes probes cheaper yet; every probe runs at the
- * settings asked.
+ * file. Every probe runs at the settings asked (no cheaper preset for
+ * the probes).
  */
 #ifndef MMP_CLI_RATECTL_H
 #define MMP_CLI_RATECTL_H

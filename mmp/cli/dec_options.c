@@ -1,0 +1,132 @@
+/*
+ * mmp-dec's command line: the options table, --help and --help-all, and
+ * the parse of argv into mmp_dec_options. Every usage error that the
+ * options alone show is found here, before anything is read.
+ */
+#include "mmp/cli/dec_options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mmp/mmp.h"
+
+static const char *const prog = MMP_DEC_PROG;
+
+enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL };
+
+const struct option mmp_dec_long_options[] = {{"output", required_argument, 0, 'o'},
+                                              {"stats", no_argument, 0, OPT_STATS},
+                                              {"info", no_argument, 0, OPT_INFO},
+                                              {"verbose", no_argument, 0, 'v'},
+                                              {"quiet", no_argument, 0, 'q'},
+                                              {"help", no_argument, 0, 'h'},
+                                              {"help-all", no_argument, 0, OPT_HELP_ALL},
+                                              {"version", no_argument, 0, OPT_VERSION},
+                                              {0, 0, 0, 0}};
+
+/* --help (and -h): the options, one line each. */
+static int help(void)
+{
+    printf("Usage: mmp-dec [options] IN.mmp [-o OUT]\n"
+           "       mmp-dec --info IN.mmp\n"
+           "Decode an MMP file to an image file: PNG, PGM, PPM or PAM, as OUT's name says.\n"
+           "\n"
+           "  -o, --output FILE    output image ('-' for stdout; default: IN with the\n"
+           "                       extension of the image's kind in place of .mmp)\n"
+           "      --info           print the file's header fields and decode nothing\n"
+           "      --stats          print one line: bytes, seconds, size\n"
+           "  -v, --verbose        more detail on stderr\n"
+           "  -q, --quiet          nothing but errors\n"
+           "  -h, --help           this help\n"
+           "      --help-all       every option, and how outputs are named and written\n"
+           "      --version        version\n"
+           "\n"
+           "Exit status: 0 success, 1 failure, 2 usage error.\n"
+           "Every option: mmp-dec --help-all; the manual: man mmp-dec\n");
+    return mmp_cli_stdout_done(prog);
+}
+
+/* --help-all: the full reference. */
+static int help_all(void)
+{
+    printf("Usage: mmp-dec [options] IN.mmp [-o OUT]\n"
+           "       mmp-dec --info IN.mmp\n"
+           "Decode an MMP file to an image file. OUT ending in .png is PNG (8 or 16\n"
+           "bits, sBIT when maxval is 2^k-1 below that; a maxval that is not 2^k-1 is an\n"
+           "error: PNG cannot hold it exactly), .pgm PGM (grey images only), .ppm PPM\n"
+           "(RGB only), .pam PAM; any other name, and '-' (stdout), PGM for grey, PPM\n"
+           "for RGB, PAM for an image with alpha. Without -o the output is IN with the\n"
+           "extension of that kind (.pgm, .ppm, .pam) in place of .mmp ('-' as IN\n"
+           "reads stdin and then writes stdout).\n"
+           "\n"
+           "  -o, --output FILE    output image ('-' for stdout)\n"
+           "      --info           print the file's header fields on stdout, one\n"
+           "                       name=value a line, and decode nothing (no -o, no\n"
+           "                       --stats); the file is checked as decoding checks it\n"
+           "                       before it starts (header, length, CRC); max_error is\n"
+           "                       the bound on every sample's error (0: lossless,\n"
+           "                       none: lossy)\n"
+           "      --stats          print one line: bytes, seconds, size\n"
+           "  -v, --verbose        more detail on stderr\n"
+           "  -q, --quiet          nothing but errors\n"
+           "  -h, --help           the options, one line each\n"
+           "      --help-all       this reference\n"
+           "      --version        version\n"
+           "\n"
+           "IN and OUT must be different files. A regular output file is replaced only\n"
+           "once complete, keeping its mode; one with several hard links is refused (not\n"
+           "detached, not changed in place). A device, FIFO or socket is written in\n"
+           "place; a symbolic link is followed. Exit status: 0 success, 1 failure, 2\n"
+           "usage error. The manual: man mmp-dec\n");
+    return mmp_cli_stdout_done(prog);
+}
+
+int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:vqh", mmp_dec_long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->out_path = optarg;
+            break;
+        case OPT_STATS:
+            o->stats = 1;
+            break;
+        case OPT_INFO:
+            o->info = 1;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'q':
+            o->verbose = 0;
+            break;
+        case 'h':
+            return help();
+        case OPT_HELP_ALL:
+            return help_all();
+        case OPT_VERSION:
+            printf("mmp-dec %s\n", MMP_VERSION_STRING);
+            return mmp_cli_stdout_done(prog);
+        case ':':
+            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        default:
+            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return MMP_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        mmp_cli_error(prog, "expected one input file (see --help)");
+        return MMP_EXIT_USAGE;
+    }
+    o->in_path = argv[optind];
+    if (o->info && (o->out_path || o->stats)) {
+        mmp_cli_error(prog, "--info decodes nothing: it takes no %s",
+                      o->out_path ? "-o" : "--stats");
+        return MMP_EXIT_USAGE;
+    }
+    return MMP_CLI_RUN;
+}

@@ -1,0 +1,48 @@
+/*
+ * mmp-enc's command line: argv parsed into one struct before anything is
+ * read (enc_options.c); mmp-enc's main (enc_main.c) runs what it says.
+ */
+#ifndef MMP_CLI_ENC_OPTIONS_H
+#define MMP_CLI_ENC_OPTIONS_H
+
+#include <getopt.h>
+
+#include "mmp/cli/cli.h"
+#include "mmp/mmp.h"
+
+/* The program's name in its messages. */
+#define MMP_ENC_PROG "mmp-enc"
+
+typedef struct mmp_enc_options {
+    mmp_settings st;        /* the encoder's settings: the options', MMP_CL_DEVICE's and
+                             * MMP_CL_TUNE's; st.verbose is -v */
+    const char *in_path;    /* IN ("-": standard input) */
+    const char *out_path;   /* OUT.mmp ("-": standard output) */
+    const char *recon_path; /* --recon FILE, or NULL */
+    int stats;              /* --stats */
+    int quiet;              /* -q */
+    int list_devices;       /* --list-devices: list them and exit; IN and OUT are not
+                             * checked then */
+    int rc_kind;            /* MMP_RATE_* (ratectl.h): --target-bpp, --target-psnr,
+                             * --max-bytes, or MMP_RATE_NONE */
+    double rc_target;       /* the target's value */
+    int dev_option;         /* st.device is --cl-device's (else MMP_CL_DEVICE's) */
+    char dev_label[256];    /* the device setting as the user gave it, for messages:
+                             * "--cl-device DEV" or "MMP_CL_DEVICE=DEV"; "" for none */
+} mmp_enc_options;
+
+/*
+ * Parse argv into *o. Usage errors print one line "mmp-enc: ..." on stderr
+ * and return MMP_EXIT_USAGE; --help, --help-all and --version print their
+ * text and return 0 (MMP_EXIT_FAILURE when standard output cannot be
+ * written). Returns MMP_CLI_RUN when the command is to run: then either
+ * o->list_devices is set, or IN and OUT are there and the options agree.
+ * Reads the environment (MMP_CL_DEVICE, MMP_CL_TUNE), nothing else.
+ */
+int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv);
+
+/* The long options getopt_long accepts, ending with a zeroed entry
+ * (the tests compare them with --help-all and the manual page). */
+extern const struct option mmp_enc_long_options[];
+
+#endif
