@@ -24,7 +24,7 @@ static void job(void *arg, int j)
     batch_state *b = arg;
     atomic_fetch_add(&b->runs[j], 1);
     if (j % 3 == b->slow) {
-        const struct timespec ts = {0, 200000}; /* 0.2 ms */
+        const struct timespec ts = {0, 200000}; /* 200 microseconds */
         nanosleep(&ts, NULL);
     }
     atomic_store(&b->finished[j], 1);
