@@ -239,6 +239,15 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
  * parallel region), and gives the same image whatever their number.
  */
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
+/*
+ * mmp_decode for files from untrusted sources: a file whose header announces
+ * more than max_pixels pixels (width x height; 0: no limit below
+ * MMP_MAX_PIXELS) is refused with MMP_ELIMIT before anything is allocated.
+ * A service bounds its memory by it: the decoder's memory grows with the
+ * pixels, and docs/format.md (section 2) bounds it.
+ */
+int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_image *img,
+                       char *errbuf, size_t errlen);
 
 /* Largest .mmp file the decoder accepts: the header and 2^32 payload bytes. */
 #define MMP_MAX_FILE_BYTES ((1ULL << 32) + 48)

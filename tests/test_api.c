@@ -668,6 +668,34 @@ static void test_null_arguments(void **state)
     mmp_image_free(&img);
 }
 
+/* mmp_decode_limited refuses a file over the limit with MMP_ELIMIT, and
+ * decodes one at or under it as mmp_decode does. */
+static void test_decode_limited(void **state)
+{
+    (void)state;
+    mmp_image img, a, b;
+    make_image(&img, 255); /* 40 x 24 = 960 pixels */
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    uint8_t *out = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(mmp_decode_limited(out, len, 959, &a, err, sizeof err), MMP_ELIMIT);
+    assert_non_null(strstr(err, "960 pixels exceeds the limit of 959"));
+    assert_null(a.pix);
+    assert_int_equal(mmp_decode_limited(out, len, 960, &a, err, sizeof err), 0);
+    assert_int_equal(mmp_decode_limited(out, len, 0, &b, err, sizeof err), 0);
+    assert_int_equal(a.width, 40);
+    assert_memory_equal(a.pix, b.pix, 40 * 24 * sizeof *a.pix);
+    assert_int_equal(mmp_decode_limited(out, len, 960, NULL, err, sizeof err), MMP_EINVAL);
+    mmp_image_free(&a);
+    mmp_image_free(&b);
+    mmp_image_free(&img);
+    free(out);
+}
+
 static void test_psnr_checks_sizes(void **state)
 {
     (void)state;
@@ -708,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_settings_bounded),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_psnr_checks_sizes),
+        cmocka_unit_test(test_decode_limited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,14 +270,22 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
     return err;
 }
 
-int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
-                       const mmp_decode_check *chk, char *errbuf, size_t errlen)
+/* The decoder: the header checked (and its pixels against max_pixels,
+ * 0 for no limit below MMP_MAX_PIXELS) before anything is allocated. */
+static int decode(const uint8_t *buf, size_t len, mmp_image *img, const mmp_decode_check *chk,
+                  uint64_t max_pixels, char *errbuf, size_t errlen)
 {
     memset(img, 0, sizeof(*img));
     mmp_header hdr;
     int err = mmp_header_parse(buf, len, &hdr, errbuf, errlen);
     if (err)
         return err;
+    if (max_pixels && (uint64_t)hdr.width * hdr.height > max_pixels)
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
+                         "image of %ux%u = %llu pixels exceeds the limit of %llu pixels",
+                         (unsigned)hdr.width, (unsigned)hdr.height,
+                         (unsigned long long)hdr.width * hdr.height,
+                         (unsigned long long)max_pixels);
     mmp_layout l;
     mmp_layout_of(&hdr, &l);
     uint16_t *planes[MMP_MAX_PLANES] = {NULL};
@@ -305,9 +313,21 @@ int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
     return 0;
 }
 
-int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
+int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
+                       const mmp_decode_check *chk, char *errbuf, size_t errlen)
+{
+    return decode(buf, len, img, chk, 0, errbuf, errlen);
+}
+
+int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_image *img,
+                       char *errbuf, size_t errlen)
 {
     if (!img)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no image to decode into");
-    return mmp_decode_checked(buf, len, img, NULL, errbuf, errlen);
+    return decode(buf, len, img, NULL, max_pixels, errbuf, errlen);
+}
+
+int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)
+{
+    return mmp_decode_limited(buf, len, 0, img, errbuf, errlen);
 }
