@@ -44,7 +44,7 @@ CL_LIBS     =
 endif
 DEC_LIBS = -lz -lm -pthread $(OMP_LIBS)
 ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
-CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
+CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng) $(shell pkg-config --libs libjpeg 2>/dev/null || echo -ljpeg) $(shell pkg-config --libs libtiff-4 2>/dev/null || echo -ltiff)
 
 BUILD ?= build
 BIN   ?= bin

@@ -1,4 +1,9 @@
-/* Image files of the front ends: format detection and the output's format. */
+/*
+ * Image files of the front ends: the input's format told by its first bytes
+ * (netpbm, PNG, JPEG, TIFF), with its metadata when asked; the output's
+ * format from a name (netpbm or PNG), and the metadata written where the
+ * format holds it (PNG).
+ */
 #include "mmp/imageio/imagefile.h"
 
 #include <errno.h>
@@ -7,8 +12,10 @@
 #include <strings.h>
 
 #include "common/error.h"
+#include "mmp/imageio/jpeg.h"
 #include "mmp/imageio/png.h"
 #include "mmp/imageio/pnm.h"
+#include "mmp/imageio/tiff.h"
 
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
 {
@@ -22,20 +29,25 @@ static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
 
 static const char *const kind_names[4] = {"grey", "grey+alpha", "RGB", "RGBA"};
 
+#define EXPECTED "PNG, PAM, PPM, PGM, PBM, JPEG or TIFF expected"
+
+static const unsigned char tiff_magic[4][4] = {
+    {'I', 'I', 42, 0}, {'M', 'M', 0, 42}, /* TIFF */
+    {'I', 'I', 43, 0}, {'M', 'M', 0, 43}, /* BigTIFF */
+};
+
 int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
 {
-    if (errbuf && errlen)
-        errbuf[0] = '\0';
-    if (!img)
-        return MMP_EINVAL;
-    memset(img, 0, sizeof *img);
-    if (!f) {
-        set_err(errbuf, errlen, "no input stream");
-        return MMP_EINVAL;
-    }
+    return mmp_imagefile_read_meta(f, img, NULL, errbuf, errlen);
+}
+
+static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
+                       size_t errlen)
+{
     /* One byte decides, and is pushed back for libnetpbm (the only pushback
      * stdio guarantees); a PNG's signature is checked here and libpng told
-     * that it has been read. No seeking: a pipe works. */
+     * that it has been read; the bytes that told JPEG and TIFF are handed
+     * to their readers. No seeking: a pipe works. */
     int c0 = getc(f);
     if (c0 == EOF) {
         if (ferror(f)) {
@@ -58,7 +70,7 @@ int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     if (c0 == mmp_png_signature[0]) {
         got += fread(sig + 1, 1, sizeof sig - 1, f);
         if (got == sizeof sig && memcmp(sig, mmp_png_signature, sizeof sig) == 0)
-            return mmp_png_read(f, (int)sizeof sig, img, errbuf, errlen);
+            return mmp_png_read_meta(f, (int)sizeof sig, img, meta, errbuf, errlen);
         if (ferror(f)) {
             set_err(errbuf, errlen, "read error: %s", strerror(errno));
             return MMP_EIO;
@@ -71,19 +83,64 @@ int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
         return MMP_EFORMAT;
     }
     int c1 = getc(f);
-    if (c1 == EOF)
-        set_err(errbuf, errlen, "not an image file (magic 0x%02X; PNG, PAM, PPM, PGM or PBM "
-                                "expected)", c0);
+    if (c1 != EOF)
+        sig[got++] = (unsigned char)c1;
+    if (c0 == 0xFF && c1 == 0xD8)
+        return mmp_jpeg_read(f, sig, got, img, meta, errbuf, errlen);
+    if ((c0 == 'I' || c0 == 'M') && c1 == c0) {
+        got += fread(sig + got, 1, 2, f);
+        for (int i = 0; i < 4; i++)
+            if (got == 4 && memcmp(sig, tiff_magic[i], 4) == 0)
+                return mmp_tiff_read(f, sig, got, img, meta, errbuf, errlen);
+        if (ferror(f)) {
+            set_err(errbuf, errlen, "read error: %s", strerror(errno));
+            return MMP_EIO;
+        }
+        for (int i = 0; i < 4; i++)
+            if (got < 4 && memcmp(sig, tiff_magic[i], got) == 0) {
+                set_err(errbuf, errlen, "truncated TIFF file");
+                return MMP_EFORMAT;
+            }
+    }
+    if (ferror(f)) {
+        set_err(errbuf, errlen, "read error: %s", strerror(errno));
+        return MMP_EIO;
+    }
+    if (got == 1)
+        set_err(errbuf, errlen, "not an image file (magic 0x%02X; " EXPECTED ")", c0);
     else
-        set_err(errbuf, errlen, "not an image file (magic 0x%02X%02X; PNG, PAM, PPM, PGM or PBM "
-                                "expected)", c0, c1);
+        set_err(errbuf, errlen, "not an image file (magic 0x%02X%02X; " EXPECTED ")", sig[0],
+                sig[1]);
     return MMP_EFORMAT;
+}
+
+int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
+                            size_t errlen)
+{
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    mmp_imageio_meta_free(meta);
+    if (!img)
+        return MMP_EINVAL;
+    memset(img, 0, sizeof *img);
+    if (!f) {
+        set_err(errbuf, errlen, "no input stream");
+        return MMP_EINVAL;
+    }
+    return read_stream(f, img, meta, errbuf, errlen);
 }
 
 int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen)
 {
+    return mmp_imagefile_read_path_meta(path, img, NULL, errbuf, errlen);
+}
+
+int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_meta *meta,
+                                 char *errbuf, size_t errlen)
+{
     if (errbuf && errlen)
         errbuf[0] = '\0';
+    mmp_imageio_meta_free(meta);
     if (img)
         memset(img, 0, sizeof *img);
     if (!path || !img) {
@@ -91,13 +148,13 @@ int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size
         return MMP_EINVAL;
     }
     if (strcmp(path, "-") == 0)
-        return mmp_imagefile_read(stdin, img, errbuf, errlen);
+        return mmp_imagefile_read_meta(stdin, img, meta, errbuf, errlen);
     FILE *f = fopen(path, "rb");
     if (!f) {
         set_err(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
         return MMP_EIO;
     }
-    int rc = mmp_imagefile_read(f, img, errbuf, errlen);
+    int rc = mmp_imagefile_read_meta(f, img, meta, errbuf, errlen);
     fclose(f);   /* read-only: a close error cannot lose data */
     return rc;
 }
@@ -163,18 +220,39 @@ int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format
     return MMP_OK;
 }
 
+int mmp_imagefile_holds_meta(mmp_file_format fmt)
+{
+    return fmt == MMP_FILE_PNG;
+}
+
 int mmp_imagefile_write(FILE *f, const mmp_image *img, mmp_file_format fmt)
 {
+    return mmp_imagefile_write_meta(f, img, fmt, NULL, NULL, 0);
+}
+
+int mmp_imagefile_write_meta(FILE *f, const mmp_image *img, mmp_file_format fmt,
+                             const mmp_imageio_meta *meta, char *warn, size_t warnlen)
+{
+    if (warn && warnlen)
+        warn[0] = '\0';
     if (fmt == MMP_FILE_PNG)
-        return mmp_png_write(f, img);
+        return mmp_png_write_meta(f, img, meta, warn, warnlen);
     if ((fmt == MMP_FILE_PGM && mmp_image_channels(img) != 1) ||
         (fmt == MMP_FILE_PPM && mmp_image_channels(img) != 3))
         return MMP_EINVAL;
-    return mmp_pnm_write(f, img, fmt == MMP_FILE_PAM);
+    const int rc = mmp_pnm_write(f, img, fmt == MMP_FILE_PAM);
+    if (rc == MMP_OK && !mmp_imageio_meta_is_empty(meta)) {
+        char parts[160];
+        mmp_imageio_meta_describe(meta, parts, sizeof parts);
+        set_err(warn, warnlen, "left out of the %s file (it holds no metadata): %s",
+                fmt == MMP_FILE_PGM ? "PGM" : fmt == MMP_FILE_PPM ? "PPM" : "PAM", parts);
+    }
+    return rc;
 }
 
 int mmp_imagefile_write_out(void *image_out, void *file)
 {
-    const mmp_image_out *io = image_out;
-    return mmp_imagefile_write(file, io->img, io->fmt);
+    mmp_image_out *io = image_out;
+    return mmp_imagefile_write_meta(file, io->img, io->fmt, io->meta, io->meta_warn,
+                                    sizeof io->meta_warn);
 }

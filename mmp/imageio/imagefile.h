@@ -1,8 +1,12 @@
 /*
  * Image files of the front ends: the reader that tells the formats apart by
  * their first bytes (netpbm through mmp/imageio/pnm.h, PNG through
- * mmp/imageio/png.h), and the choice of the output format from a file name and
- * the kind of image.
+ * mmp/imageio/png.h, JPEG through mmp/imageio/jpeg.h, TIFF through
+ * mmp/imageio/tiff.h) and keeps their metadata when asked
+ * (mmp/imageio/meta.h: ICC profile, EXIF, XMP, PNG's colour chunks and
+ * texts), the choice of the output format (netpbm or PNG) from a file name
+ * and the kind of image, and the writer, which writes the metadata into
+ * PNG (netpbm files hold none).
  */
 #ifndef MMP_CLI_IMAGEFILE_H
 #define MMP_CLI_IMAGEFILE_H
@@ -10,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mmp/imageio/meta.h"
 #include "mmp/mmp.h"
 
 typedef enum mmp_file_format {
@@ -21,15 +26,28 @@ typedef enum mmp_file_format {
 
 /*
  * Read an image from `f`: a netpbm file (first byte 'P': PBM, PGM, PPM, PAM;
- * mmp/imageio/pnm.h) or a PNG (the PNG signature; mmp/imageio/png.h), told apart by
+ * mmp/imageio/pnm.h), a PNG (the PNG signature; mmp/imageio/png.h), a JPEG
+ * (0xFF 0xD8; mmp/imageio/jpeg.h) or a TIFF ("II*\0" or "MM\0*", BigTIFF's
+ * "II+\0" or "MM\0+"; mmp/imageio/tiff.h: its first page), told apart by
  * the first bytes, never by a name, and read as a stream (standard input
- * works). On error returns a negative MMP_E* code and a one-line reason (no
- * newline) in errbuf[errlen]; nothing is allocated then. Not thread-safe
- * (libnetpbm).
+ * works; a TIFF is read into memory first). On error returns a negative
+ * MMP_E* code and a one-line reason (no newline) in errbuf[errlen]; nothing
+ * is allocated then. Not thread-safe (libnetpbm, libtiff's process-wide
+ * handlers).
  */
 int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen);
+/*
+ * The same, and with meta not NULL the file's metadata into *meta (see
+ * mmp/imageio/meta.h for what each format gives; netpbm files give none).
+ * *meta must be zeroed, or hold metadata, which is freed first; free it
+ * with mmp_imageio_meta_free. On error it is left empty.
+ */
+int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
+                            size_t errlen);
 /* The same from a path; "-" is standard input. */
 int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen);
+int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_meta *meta,
+                                 char *errbuf, size_t errlen);
 
 /*
  * The format in which to write img to `path`: PNG for a name ending in
@@ -46,15 +64,33 @@ mmp_file_format mmp_imagefile_kind_format(const mmp_image *img);
 /* ".pgm", ".ppm", ".pam" or ".png". */
 const char *mmp_imagefile_extension(mmp_file_format fmt);
 
+/* 1 when files of `fmt` hold metadata (PNG: all of mmp_imageio_meta), 0
+ * when they hold none (PGM, PPM, PAM), so that a caller can say what an
+ * output leaves out. */
+int mmp_imagefile_holds_meta(mmp_file_format fmt);
+
 /* Write img to `f` in `fmt` (as chosen by mmp_imagefile_format). Returns 0
  * or a negative MMP_E* code. */
 int mmp_imagefile_write(FILE *f, const mmp_image *img, mmp_file_format fmt);
+/*
+ * The same with the metadata of `meta` (NULL or empty: none): into a PNG
+ * (mmp_png_write_meta); a netpbm file holds none. What is left out is
+ * named in warn[warnlen] as one line ("" when nothing is, e.g. "left out of
+ * the PAM file (it holds no metadata): ICC profile, EXIF"); the image is
+ * written all the same.
+ */
+int mmp_imagefile_write_meta(FILE *f, const mmp_image *img, mmp_file_format fmt,
+                             const mmp_imageio_meta *meta, char *warn, size_t warnlen);
 
 /* An image and the format chosen for its file, and the writer that
- * mmp_cli_output (mmp/cli/cli.h) calls with it as opaque and a FILE *. */
+ * mmp_cli_output (mmp/cli/cli.h) calls with it as opaque and a FILE *.
+ * meta (NULL: none) is written as mmp_imagefile_write_meta does, which
+ * leaves its warning in meta_warn. */
 typedef struct mmp_image_out {
     const mmp_image *img;
     mmp_file_format fmt;
+    const mmp_imageio_meta *meta;
+    char meta_warn[200];
 } mmp_image_out;
 int mmp_imagefile_write_out(void *image_out, void *file);
 

@@ -1,7 +1,8 @@
 /*
- * PNG files of the front ends, read and written through libpng. The library
- * itself links no image file format; mmp/imageio/imagefile.h chooses between
- * these and the netpbm files.
+ * PNG files of the front ends, read and written through libpng, with their
+ * metadata (mmp/imageio/meta.h). The library itself links no image file
+ * format; mmp/imageio/imagefile.h chooses between these, the netpbm files,
+ * JPEG and TIFF.
  */
 #ifndef MMP_CLI_PNG_H
 #define MMP_CLI_PNG_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mmp/imageio/meta.h"
 #include "mmp/mmp.h"
 
 /* The 8-byte PNG signature. */
@@ -31,6 +33,17 @@ extern const unsigned char mmp_png_signature[8];
  * newline) to errbuf[errlen]; nothing is allocated then.
  */
 int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t errlen);
+/*
+ * The same, and with meta not NULL (zeroed or empty) its metadata, from
+ * before and after the image data, into *meta: iCCP (the profile inflated,
+ * and its name), sRGB, gAMA and cHRM as stored, eXIf, and the tEXt, zTXt
+ * and iTXt chunks, the first iTXt "XML:com.adobe.xmp" as the XMP packet.
+ * Damaged ancillary chunks are left out (libpng skips those with a bad CRC;
+ * an iCCP whose profile does not inflate is left out here). On error meta
+ * is left empty.
+ */
+int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *meta,
+                      char *errbuf, size_t errlen);
 
 /* 1 when a PNG can hold samples of this maxval exactly: 2^k - 1, k = 1..16. */
 int mmp_png_can_hold(int maxval);
@@ -44,5 +57,22 @@ int mmp_png_can_hold(int maxval);
  * otherwise returns 0 or a negative MMP_E* code.
  */
 int mmp_png_write(FILE *f, const mmp_image *img);
+/*
+ * The same with the metadata of `meta` (NULL or empty: none), before the
+ * image data: the ICC profile as iCCP (named by icc_name when that is a
+ * valid PNG keyword, else "ICC profile"), or else sRGB (PNG wants one of
+ * the two: with a profile written, sRGB is not); gAMA, cHRM, eXIf; the XMP
+ * packet as an uncompressed iTXt "XML:com.adobe.xmp"; the texts, each as
+ * the chunk its kind names. Every part keeps its bytes. Left out, and named
+ * in warn[warnlen] as one line ("" when nothing was; the image is written
+ * all the same): a profile whose colour space is not the image's (RGB for
+ * colour, GRAY for grey) or shorter than an ICC header, an undefined sRGB
+ * rendering intent, gAMA 0, an EXIF block without a TIFF header, XMP or a
+ * text with a NUL byte, a keyword PNG does not allow (1 to 79 printable
+ * Latin-1 bytes, no leading, trailing or double space). Returns as
+ * mmp_png_write.
+ */
+int mmp_png_write_meta(FILE *f, const mmp_image *img, const mmp_imageio_meta *meta, char *warn,
+                       size_t warnlen);
 
 #endif
