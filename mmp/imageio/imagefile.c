@@ -17,16 +17,6 @@
 #include "mmp/imageio/pnm.h"
 #include "mmp/imageio/tiff.h"
 
-static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-    if (!errbuf || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static const char *const kind_names[4] = {"grey", "grey+alpha", "RGB", "RGBA"};
 
 #define EXPECTED "PNG, PAM, PPM, PGM, PBM, JPEG or TIFF expected"
@@ -51,16 +41,13 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
     int c0 = getc(f);
     if (c0 == EOF) {
         if (ferror(f)) {
-            set_err(errbuf, errlen, "read error: %s", strerror(errno));
-            return MMP_EIO;
+            return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
         }
-        set_err(errbuf, errlen, "empty file");
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "empty file");
     }
     if (c0 == 'P') {
         if (ungetc(c0, f) == EOF) {
-            set_err(errbuf, errlen, "read error: cannot push back a byte");
-            return MMP_EIO;
+            return mmp_error(errbuf, errlen, MMP_EIO, "read error: cannot push back a byte");
         }
         return mmp_pnm_read(f, img, errbuf, errlen);
     }
@@ -72,15 +59,13 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
         if (got == sizeof sig && memcmp(sig, mmp_png_signature, sizeof sig) == 0)
             return mmp_png_read_meta(f, (int)sizeof sig, img, meta, errbuf, errlen);
         if (ferror(f)) {
-            set_err(errbuf, errlen, "read error: %s", strerror(errno));
-            return MMP_EIO;
+            return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
         }
         if (got < sizeof sig && memcmp(sig, mmp_png_signature, got) == 0) {
-            set_err(errbuf, errlen, "truncated PNG file");
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated PNG file");
         }
-        set_err(errbuf, errlen, "not an image file (a damaged PNG signature)");
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                         "not an image file (a damaged PNG signature)");
     }
     int c1 = getc(f);
     if (c1 != EOF)
@@ -93,25 +78,21 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
             if (got == 4 && memcmp(sig, tiff_magic[i], 4) == 0)
                 return mmp_tiff_read(f, sig, got, img, meta, errbuf, errlen);
         if (ferror(f)) {
-            set_err(errbuf, errlen, "read error: %s", strerror(errno));
-            return MMP_EIO;
+            return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
         }
         for (int i = 0; i < 4; i++)
             if (got < 4 && memcmp(sig, tiff_magic[i], got) == 0) {
-                set_err(errbuf, errlen, "truncated TIFF file");
-                return MMP_EFORMAT;
+                return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated TIFF file");
             }
     }
     if (ferror(f)) {
-        set_err(errbuf, errlen, "read error: %s", strerror(errno));
-        return MMP_EIO;
+        return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
     }
     if (got == 1)
-        set_err(errbuf, errlen, "not an image file (magic 0x%02X; " EXPECTED ")", c0);
-    else
-        set_err(errbuf, errlen, "not an image file (magic 0x%02X%02X; " EXPECTED ")", sig[0],
-                sig[1]);
-    return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                         "not an image file (magic 0x%02X; " EXPECTED ")", c0);
+    return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                     "not an image file (magic 0x%02X%02X; " EXPECTED ")", sig[0], sig[1]);
 }
 
 int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
@@ -124,8 +105,7 @@ int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, cha
         return MMP_EINVAL;
     memset(img, 0, sizeof *img);
     if (!f) {
-        set_err(errbuf, errlen, "no input stream");
-        return MMP_EINVAL;
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no input stream");
     }
     return read_stream(f, img, meta, errbuf, errlen);
 }
@@ -144,15 +124,13 @@ int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_m
     if (img)
         memset(img, 0, sizeof *img);
     if (!path || !img) {
-        set_err(errbuf, errlen, "no input path");
-        return MMP_EINVAL;
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no input path");
     }
     if (strcmp(path, "-") == 0)
         return mmp_imagefile_read_meta(stdin, img, meta, errbuf, errlen);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_err(errbuf, errlen, "cannot open %s: %s", path, strerror(errno));
-        return MMP_EIO;
+        return mmp_error(errbuf, errlen, MMP_EIO, "cannot open %s: %s", path, strerror(errno));
     }
     int rc = mmp_imagefile_read_meta(f, img, meta, errbuf, errlen);
     fclose(f);   /* read-only: a close error cannot lose data */
@@ -203,18 +181,18 @@ int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format
             want = MMP_FILE_PPM;
     }
     if ((want == MMP_FILE_PGM && ch != 1) || (want == MMP_FILE_PPM && ch != 3)) {
-        set_err(errbuf, errlen,
-                "a %s file holds %s images only and the image is %s (name it %s, .pam or .png)",
-                want == MMP_FILE_PGM ? "PGM" : "PPM", want == MMP_FILE_PGM ? "grey" : "RGB",
-                kind, mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
-        return MMP_EUNSUPPORTED;
+        return mmp_error(
+            errbuf, errlen, MMP_EUNSUPPORTED,
+            "a %s file holds %s images only and the image is %s (name it %s, .pam or .png)",
+            want == MMP_FILE_PGM ? "PGM" : "PPM", want == MMP_FILE_PGM ? "grey" : "RGB", kind,
+            mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
     }
     if (want == MMP_FILE_PNG && !mmp_png_can_hold(img->maxval)) {
-        set_err(errbuf, errlen,
-                "PNG cannot hold maxval %d exactly (only 2^k-1: 1, 3, 7, ..., 255, ..., 65535); "
-                "name it %s or .pam", img->maxval,
-                mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
-        return MMP_EUNSUPPORTED;
+        return mmp_error(
+            errbuf, errlen, MMP_EUNSUPPORTED,
+            "PNG cannot hold maxval %d exactly (only 2^k-1: 1, 3, 7, ..., 255, ..., 65535); "
+            "name it %s or .pam",
+            img->maxval, mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
     }
     *fmt = want;
     return MMP_OK;
@@ -244,8 +222,11 @@ int mmp_imagefile_write_meta(FILE *f, const mmp_image *img, mmp_file_format fmt,
     if (rc == MMP_OK && !mmp_imageio_meta_is_empty(meta)) {
         char parts[160];
         mmp_imageio_meta_describe(meta, parts, sizeof parts);
-        set_err(warn, warnlen, "left out of the %s file (it holds no metadata): %s",
-                fmt == MMP_FILE_PGM ? "PGM" : fmt == MMP_FILE_PPM ? "PPM" : "PAM", parts);
+        mmp_error(warn, warnlen, MMP_OK, "left out of the %s file (it holds no metadata): %s",
+                  fmt == MMP_FILE_PGM   ? "PGM"
+                  : fmt == MMP_FILE_PPM ? "PPM"
+                                        : "PAM",
+                  parts);
     }
     return rc;
 }

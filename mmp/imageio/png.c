@@ -63,16 +63,6 @@ typedef struct png_io {
 static const png_byte colour_chunks[] = "iCCP\0sRGB\0gAMA\0cHRM";
 static const char xmp_key[] = "XML:com.adobe.xmp";
 
-static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-    if (!errbuf || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* A message of libpng on one line. */
 static void keep(char *dst, size_t size, const char *msg)
 {
@@ -393,8 +383,7 @@ int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *m
         return MMP_EINVAL;
     memset(img, 0, sizeof *img);
     if (!f || sig_read < 0 || sig_read > 8) {
-        set_err(errbuf, errlen, "no input stream");
-        return MMP_EINVAL;
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no input stream");
     }
     png_io io;
     memset(&io, 0, sizeof io);
@@ -406,8 +395,7 @@ int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *m
         io.info = png_create_info_struct(io.png);
     if (!io.png || !io.info) {
         png_destroy_read_struct(io.png ? &io.png : NULL, NULL, NULL);
-        set_err(errbuf, errlen, "cannot start libpng");
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "cannot start libpng");
     }
     int rc = read_guarded(&io);
     mmp_imageio_meta m;
@@ -420,8 +408,8 @@ int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *m
             png_destroy_read_struct(&io.png, &io.info, NULL);
             free(io.rows);
             mmp_image_free(&io.img);
-            set_err(errbuf, errlen, "out of memory reading the PNG file's metadata");
-            return MMP_ENOMEM;
+            return mmp_error(errbuf, errlen, MMP_ENOMEM,
+                             "out of memory reading the PNG file's metadata");
         }
     }
     png_destroy_read_struct(&io.png, &io.info, NULL);
@@ -436,29 +424,26 @@ int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *m
     }
     mmp_image_free(&io.img);
     if (io.code) {
-        set_err(errbuf, errlen, "%s", io.msg);
+        mmp_error(errbuf, errlen, MMP_OK, "%s", io.msg);
         return io.code;
     }
     if (ferror(f)) {
-        set_err(errbuf, errlen, "read error in PNG file");
-        return MMP_EIO;
+        return mmp_error(errbuf, errlen, MMP_EIO, "read error in PNG file");
     }
     if (feof(f)) {
-        set_err(errbuf, errlen, "truncated PNG file");
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated PNG file");
     }
     if (strstr(io.msg, "user limit") || (strstr(io.msg, "IHDR") && strstr(io.warning, "user limit"))) {
-        set_err(errbuf, errlen, "image too large (libpng: %s; limits: %d per side, %lld pixels)",
-                strstr(io.msg, "user limit") ? io.msg : io.warning, MMP_MAX_DIM,
-                (long long)MMP_MAX_PIXELS);
-        return MMP_ELIMIT;
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
+                         "image too large (libpng: %s; limits: %d per side, %lld pixels)",
+                         strstr(io.msg, "user limit") ? io.msg : io.warning, MMP_MAX_DIM,
+                         (long long)MMP_MAX_PIXELS);
     }
     if (strstr(io.msg, "IHDR") && io.warning[0])
-        set_err(errbuf, errlen, "invalid PNG file: %s (%s)", io.msg, io.warning);
-    else
-        set_err(errbuf, errlen, "invalid PNG file: %s",
-                io.msg[0] ? io.msg : "unknown libpng error");
-    return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PNG file: %s (%s)", io.msg,
+                         io.warning);
+    return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PNG file: %s",
+                     io.msg[0] ? io.msg : "unknown libpng error");
 }
 
 /* ------------------------------------------------------------------ writing */
@@ -699,7 +684,7 @@ int mmp_png_write_meta(FILE *f, const mmp_image *img, const mmp_imageio_meta *me
     if (rc != MMP_OK)
         return rc;
     if (io.dropped[0])
-        set_err(warn, warnlen, "left out of the PNG file: %s", io.dropped);
+        mmp_error(warn, warnlen, MMP_OK, "left out of the PNG file: %s", io.dropped);
     /* stdio buffers: a full disk often shows only at flush time. */
     if (fflush(f) != 0 || ferror(f))
         return MMP_EIO;

@@ -32,16 +32,6 @@
 static char netpbm_msg[256];
 static int netpbm_initialised;
 
-static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-    if (!errbuf || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* Keep libnetpbm's message (it may end in or contain newlines; callers want
  * one line). */
 static void capture_error(const char *msg)
@@ -388,28 +378,25 @@ static int read_pam_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen
         size_t n = 0;
         while ((c = getc(f)) != EOF && c != '\n') {
             if (n + 1 >= sizeof line) {
-                set_err(errbuf, errlen, "invalid PAM header: a line longer than %zu bytes",
-                        sizeof line - 1);
-                return MMP_EFORMAT;
+                return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                                 "invalid PAM header: a line longer than %zu bytes",
+                                 sizeof line - 1);
             }
             if (c == '\0') {
-                set_err(errbuf, errlen, "invalid PAM header: a NUL byte");
-                return MMP_EFORMAT;
+                return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PAM header: a NUL byte");
             }
             line[n++] = (char)c;
         }
         if (c == EOF) {
             if (ferror(f)) {
-                set_err(errbuf, errlen, "read error in netpbm header");
-                return MMP_EIO;
+                return mmp_error(errbuf, errlen, MMP_EIO, "read error in netpbm header");
             }
-            set_err(errbuf, errlen, "truncated netpbm header");
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated netpbm header");
         }
         total += n + 1;
         if (total > HEADER_MAX) {
-            set_err(errbuf, errlen, "invalid PAM header: longer than %d bytes", HEADER_MAX);
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                             "invalid PAM header: longer than %d bytes", HEADER_MAX);
         }
         while (n > 0 && is_space(line[n - 1]))
             n--;
@@ -431,9 +418,8 @@ static int read_pam_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen
         if (strcmp(label, "TUPLTYPE") == 0) {
             size_t have = strlen(pam->tuple_type), add = strlen(value);
             if (add == 0 || have + (have > 0) + add >= sizeof pam->tuple_type) {
-                set_err(errbuf, errlen, "invalid PAM header: %s TUPLTYPE", add ? "too long a"
-                                                                                : "an empty");
-                return MMP_EFORMAT;
+                return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PAM header: %s TUPLTYPE",
+                                 add ? "too long a" : "an empty");
             }
             if (have)
                 pam->tuple_type[have++] = ' ';
@@ -445,21 +431,21 @@ static int read_pam_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen
             k++;
         if (k == 4) {
             printable(label, what, sizeof what);
-            set_err(errbuf, errlen, "invalid PAM header: unknown line '%s'", what);
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PAM header: unknown line '%s'",
+                             what);
         }
         if (parse_number(value, &v[k])) {
             printable(value, what, sizeof what);
-            set_err(errbuf, errlen, "invalid PAM header: %s '%s' is not a number up to 2^31 - 1",
-                    labels[k], what);
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                             "invalid PAM header: %s '%s' is not a number up to 2^31 - 1",
+                             labels[k], what);
         }
         seen[k] = 1;
     }
     for (int k = 0; k < 4; k++)
         if (!seen[k]) {
-            set_err(errbuf, errlen, "invalid PAM header: no %s line", labels[k]);
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid PAM header: no %s line",
+                             labels[k]);
         }
     pam->size = sizeof *pam;
     pam->len = (unsigned)(offsetof(struct pam, tuple_type) + sizeof pam->tuple_type);
@@ -473,8 +459,8 @@ static int read_pam_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen
     pam->bytes_per_sample = v[3] > 255 ? 2 : 1;
     return MMP_OK;
 bad_magic:
-    set_err(errbuf, errlen, "invalid PAM header: the magic P7 must end its line");
-    return MMP_EFORMAT;
+    return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                     "invalid PAM header: the magic P7 must end its line");
 }
 
 /* The header of any netpbm file into *pam; the stream is left at the
@@ -484,24 +470,20 @@ static int read_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
     int c0 = getc(f), c1 = c0 == 'P' ? getc(f) : EOF;
     if (c0 == EOF || c1 == EOF) {
         if (ferror(f)) {
-            set_err(errbuf, errlen, "read error in netpbm header");
-            return MMP_EIO;
+            return mmp_error(errbuf, errlen, MMP_EIO, "read error in netpbm header");
         }
         if (c0 == 'P' || c0 == EOF) {
-            set_err(errbuf, errlen, "truncated netpbm header");
-            return MMP_EFORMAT;
+            return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated netpbm header");
         }
     }
     if (c0 != 'P') {
-        set_err(errbuf, errlen, "not an image file (magic 0x%02X)", c0);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "not an image file (magic 0x%02X)", c0);
     }
     if (c1 == '7')
         return read_pam_header(f, pam, errbuf, errlen);
     header_copy *h = malloc(sizeof *h);
     if (!h) {
-        set_err(errbuf, errlen, "out of memory");
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     }
     h->n = 0;
     (void)put(h, c0);
@@ -509,14 +491,13 @@ static int read_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
     const int numbers = c1 == '1' || c1 == '4' ? 2 : 3;
     if (c1 >= '1' && c1 <= '6' && copy_pnm_header(f, numbers, h)) {
         free(h);
-        set_err(errbuf, errlen, "invalid netpbm header: longer than %d bytes", HEADER_MAX);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid netpbm header: longer than %d bytes",
+                         HEADER_MAX);
     }
     FILE *m = fmemopen(h->buf, h->n, "rb");
     if (!m) {
         free(h);
-        set_err(errbuf, errlen, "out of memory");
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     }
     netpbm_enter();
     int rc = guarded_readinit(m, pam);
@@ -529,20 +510,16 @@ static int read_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
         return MMP_OK;
     }
     if (ferror(f)) {
-        set_err(errbuf, errlen, "read error in netpbm header");
-        return MMP_EIO;
+        return mmp_error(errbuf, errlen, MMP_EIO, "read error in netpbm header");
     }
     if (ended || feof(f)) {
-        set_err(errbuf, errlen, "truncated netpbm header");
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated netpbm header");
     }
     /* libnetpbm's message quotes a bad magic. */
     if (strstr(netpbm_msg, "magic"))
-        set_err(errbuf, errlen, "not an image file (%s)", netpbm_msg);
-    else
-        set_err(errbuf, errlen, "invalid netpbm header: %s",
-                netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
-    return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "not an image file (%s)", netpbm_msg);
+    return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid netpbm header: %s",
+                     netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
 }
 
 int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
@@ -553,8 +530,7 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
         return MMP_EINVAL;
     memset(img, 0, sizeof *img);
     if (!f) {
-        set_err(errbuf, errlen, "no input stream");
-        return MMP_EINVAL;
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no input stream");
     }
 
     struct pam pam;
@@ -566,21 +542,20 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     const char *kind = format_name(pam.format);
     /* All size checks come before any allocation. */
     if (pam.width <= 0 || pam.height <= 0) {
-        set_err(errbuf, errlen, "invalid %s dimensions %dx%d", kind, pam.width, pam.height);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid %s dimensions %dx%d", kind,
+                         pam.width, pam.height);
     }
     if (pam.width > MMP_MAX_DIM || pam.height > MMP_MAX_DIM ||
         (long long)pam.width * pam.height > MMP_MAX_PIXELS) {
-        set_err(errbuf, errlen, "image too large: %dx%d (limits: %d per side, %lld pixels)",
-                pam.width, pam.height, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
-        return MMP_ELIMIT;
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
+                         "image too large: %dx%d (limits: %d per side, %lld pixels)", pam.width,
+                         pam.height, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
     }
     /* libnetpbm already rejects these; checked again because the limits of
      * our uint16 samples must not depend on the library's version. */
     if (pam.maxval < 1 || pam.maxval > 65535) {
-        set_err(errbuf, errlen, "invalid %s maxval %lu (must be 1..65535)", kind,
-                (unsigned long)pam.maxval);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid %s maxval %lu (must be 1..65535)",
+                         kind, (unsigned long)pam.maxval);
     }
     /* libnetpbm names the tuple type of PBM, PGM and PPM files itself. */
     int type = -1;
@@ -590,33 +565,32 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     if (type < 0) {
         char name[48];
         printable(pam.tuple_type, name, sizeof name);
-        set_err(errbuf, errlen,
-                "PAM tuple type '%s' is not supported (GRAYSCALE, RGB, GRAYSCALE_ALPHA, "
-                "RGB_ALPHA, BLACKANDWHITE)", name);
-        return MMP_EUNSUPPORTED;
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                         "PAM tuple type '%s' is not supported (GRAYSCALE, RGB, GRAYSCALE_ALPHA, "
+                         "RGB_ALPHA, BLACKANDWHITE)",
+                         name);
     }
     if (pam.depth != tuple_types[type].depth) {
-        set_err(errbuf, errlen, "PAM depth %u does not match tuple type %s (depth %u)",
-                pam.depth, tuple_types[type].name, tuple_types[type].depth);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT,
+                         "PAM depth %u does not match tuple type %s (depth %u)", pam.depth,
+                         tuple_types[type].name, tuple_types[type].depth);
     }
     if (tuple_types[type].bw && pam.maxval != 1) {
-        set_err(errbuf, errlen, "PAM tuple type %s needs maxval 1, not %lu",
-                tuple_types[type].name, (unsigned long)pam.maxval);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "PAM tuple type %s needs maxval 1, not %lu",
+                         tuple_types[type].name, (unsigned long)pam.maxval);
     }
 
     mmp_image tmp;
     rc = mmp_image_alloc_channels(&tmp, pam.width, pam.height, (int)pam.depth, (int)pam.maxval);
     if (rc != MMP_OK) {
-        set_err(errbuf, errlen, "cannot allocate %dx%d image", pam.width, pam.height);
+        mmp_error(errbuf, errlen, MMP_OK, "cannot allocate %dx%d image", pam.width, pam.height);
         return rc;
     }
     tuple *row = alloc_row(pam.width, pam.depth);
     if (!row) {
         mmp_image_free(&tmp);
-        set_err(errbuf, errlen, "cannot allocate %dx%d image", pam.width, pam.height);
-        return MMP_ENOMEM;
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "cannot allocate %dx%d image", pam.width,
+                         pam.height);
     }
 
     int row_at = 0, bad_x = 0;
@@ -631,13 +605,12 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     }
     mmp_image_free(&tmp);
     if (rc > 0) {
-        set_err(errbuf, errlen, "%s sample %lu at (%d,%d) exceeds maxval %lu", kind,
-                (unsigned long)bad_v, bad_x, row_at, (unsigned long)pam.maxval);
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "%s sample %lu at (%d,%d) exceeds maxval %lu",
+                         kind, (unsigned long)bad_v, bad_x, row_at, (unsigned long)pam.maxval);
     }
     if (ferror(f)) {
-        set_err(errbuf, errlen, "read error in %s data (row %d of %d)", kind, row_at, pam.height);
-        return MMP_EIO;
+        return mmp_error(errbuf, errlen, MMP_EIO, "read error in %s data (row %d of %d)", kind,
+                         row_at, pam.height);
     }
     if (feof(f)) {
         /* libnetpbm needs a delimiter after each plain sample, so a plain
@@ -645,13 +618,12 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
          * too. */
         int plain_last = (pam.format == PGM_FORMAT || pam.format == PPM_FORMAT) &&
                          row_at == pam.height - 1;
-        set_err(errbuf, errlen, "truncated %s data (row %d of %d)%s", kind, row_at, pam.height,
-                plain_last ? "; a plain file needs whitespace after the last sample" : "");
-        return MMP_EFORMAT;
+        return mmp_error(errbuf, errlen, MMP_EFORMAT, "truncated %s data (row %d of %d)%s", kind,
+                         row_at, pam.height,
+                         plain_last ? "; a plain file needs whitespace after the last sample" : "");
     }
-    set_err(errbuf, errlen, "invalid %s data (row %d of %d): %s", kind, row_at, pam.height,
-            netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
-    return MMP_EFORMAT;
+    return mmp_error(errbuf, errlen, MMP_EFORMAT, "invalid %s data (row %d of %d): %s", kind,
+                     row_at, pam.height, netpbm_msg[0] ? netpbm_msg : "unknown libnetpbm error");
 }
 
 int mmp_pnm_write(FILE *f, const mmp_image *img, int force_pam)
