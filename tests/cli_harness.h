@@ -100,7 +100,7 @@ static inline void wpath(char *buf, size_t n, const char *name)
 /* Writes len bytes to `name` (replacing it); fails the test on any error. */
 static inline void put_file(const char *name, const void *data, size_t len)
 {
-    char p[256];
+    char p[512];
     wpath(p, sizeof p, name);
     write_file(p, data, len);
 }
@@ -108,7 +108,7 @@ static inline void put_file(const char *name, const void *data, size_t len)
 /* lstat of `name`; 0 when it exists (a dangling link does). */
 static inline int look(const char *name, struct stat *sb)
 {
-    char p[256];
+    char p[512];
     wpath(p, sizeof p, name);
     return lstat(p, sb);
 }
@@ -122,7 +122,7 @@ static inline int exists(const char *name)
 /* The file `name` (links followed) holds exactly data[0..len). */
 static inline void assert_content(const char *name, const void *data, size_t len)
 {
-    char p[256];
+    char p[512];
     size_t n;
     wpath(p, sizeof p, name);
     uint8_t *d = slurp(p, &n);
@@ -353,7 +353,7 @@ static inline int cli_test_setup(void **state)
     snprintf(work, sizeof work, "%s/t%d", root, ++cli_ntest);
     if (mkdir(work, 0755))
         return -1;
-    char p[256];
+    char p[512];
     wpath(p, sizeof p, "in.pgm");
     if (cli_write_pgm(p, &cli_input))
         return -1;

@@ -16,8 +16,12 @@
 
 static const char *const prog = MMP_DEC_PROG;
 
-/* IN with the extension of the image's kind in place of .mmp. */
-static char *derive_name(const char *in_path, const mmp_image *img)
+/* The first bytes of every .mmp file (docs/format.md, section 2): mmp-dec
+ * reads no further into a file that does not start with them. */
+static const char mmp_magic[] = "MMPi";
+
+/* IN with the extension of `fmt` in place of .mmp. */
+static char *derive_name(const char *in_path, mmp_file_format fmt)
 {
     size_t n = strlen(in_path);
     char *name = malloc(n + 5);
@@ -26,7 +30,7 @@ static char *derive_name(const char *in_path, const mmp_image *img)
     memcpy(name, in_path, n + 1);
     if (n > 4 && strcmp(name + n - 4, ".mmp") == 0)
         name[n - 4] = 0;
-    strcat(name, mmp_imagefile_extension(mmp_imagefile_kind_format(img)));
+    strcat(name, mmp_imagefile_extension(fmt));
     return name;
 }
 
@@ -59,7 +63,8 @@ static int print_info(const char *in_path)
     uint8_t *buf = NULL;
     size_t len = 0;
     mmp_file_info fi;
-    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &buf, &len, err, sizeof err);
+    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, mmp_magic, &buf, &len, err,
+                              sizeof err);
     if (e) {
         mmp_cli_error(prog, "%s", err);
         return MMP_EXIT_FAILURE;
@@ -106,39 +111,47 @@ static double now_seconds(void)
 /* One run: the options, the output and the image decoded. */
 typedef struct job {
     const mmp_dec_options *o;
+    const char *in_name;  /* IN in messages */
     const char *out_path; /* -o's, "-", or the name derived from IN */
-    int derive;           /* the name is derived from IN once the image is there */
+    int derive;           /* the name is derived from IN once its kind is known */
     char *derived;        /* that name (malloc'd) */
     char err[512];
     uint8_t *buf; /* the file's bytes */
     size_t len;
-    double secs; /* reading and decoding */
+    double secs;  /* reading and decoding */
+    mmp_file_info fi;
     mmp_image img;
     mmp_image_out io;   /* img and the format of its file */
     mmp_cli_output out; /* the output file */
 } job;
 
-/* Read the file and decode it: exit status, or 0. */
-static int decode_input(job *j)
+/* Read the file and check its header: exit status, or 0. */
+static int read_input(job *j)
 {
-    const char *in_path = j->o->in_path;
-    const double t0 = now_seconds();
-    int e = mmp_cli_read_file(in_path, (size_t)MMP_MAX_FILE_BYTES, &j->buf, &j->len, j->err,
-                              sizeof j->err);
-    /* Its messages name the file; the decoder's do not. */
+    int e = mmp_cli_read_file(j->o->in_path, (size_t)MMP_MAX_FILE_BYTES, mmp_magic, &j->buf,
+                              &j->len, j->err, sizeof j->err);
+    /* Its messages name the file; the library's do not. */
     if (e)
         mmp_cli_error(prog, "%s", j->err);
-    else if ((e = mmp_decode(j->buf, j->len, &j->img, j->err, sizeof j->err)) != 0)
-        mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", j->err);
-    j->secs = now_seconds() - t0;
+    else if ((e = mmp_probe(j->buf, j->len, &j->fi, j->err, sizeof j->err)) != 0)
+        mmp_cli_error(prog, "%s: %s", j->in_name, j->err);
     return e ? MMP_EXIT_FAILURE : 0;
+}
+
+/* The image as far as the header tells it: the output's name and format
+ * are chosen from it before anything is decoded. */
+static mmp_image header_image(const mmp_file_info *fi)
+{
+    return (mmp_image){
+        .width = fi->width, .height = fi->height, .maxval = fi->maxval, .channels = fi->planes};
 }
 
 /* Without -o, the name of the output once the image's kind is known, and
  * its check: exit status, or 0. */
 static int name_output(job *j)
 {
-    j->derived = derive_name(j->o->in_path, &j->img);
+    const mmp_image kind = header_image(&j->fi);
+    j->derived = derive_name(j->o->in_path, mmp_imagefile_kind_format(&kind));
     if (!j->derived) {
         mmp_cli_error(prog, "out of memory");
         return MMP_EXIT_FAILURE;
@@ -151,19 +164,29 @@ static int name_output(job *j)
     return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
 }
 
-/* The output in the format its name asks for: exit status, or 0. */
-static int write_output(job *j)
+/* The format the output's name asks for, and the pixel budget, from the
+ * header; then the decode: exit status, or 0. */
+static int decode(job *j, double t0)
 {
-    if (mmp_imagefile_format(j->out_path, &j->img, &j->io.fmt, j->err, sizeof j->err)) {
+    const mmp_image kind = header_image(&j->fi);
+    if (mmp_imagefile_format(j->out_path, &kind, &j->io.fmt, j->err, sizeof j->err)) {
         mmp_cli_error(prog, "%s: %s", strcmp(j->out_path, "-") ? j->out_path : "standard output",
                       j->err);
         return MMP_EXIT_FAILURE;
     }
-    if (mmp_cli_outputs_write(&j->out, 1, j->err, sizeof j->err)) {
-        mmp_cli_error(prog, "%s", j->err);
+    const uint64_t pixels = (uint64_t)j->fi.width * (uint64_t)j->fi.height;
+    if (pixels > j->o->max_pixels) {
+        mmp_cli_error(prog, "%s: image of %dx%d = %llu pixels exceeds --max-pixels %llu",
+                      j->in_name, j->fi.width, j->fi.height, (unsigned long long)pixels,
+                      (unsigned long long)j->o->max_pixels);
         return MMP_EXIT_FAILURE;
     }
-    return 0;
+    const int e = mmp_decode_limited(j->buf, j->len, j->o->max_pixels, &j->img, j->err,
+                                     sizeof j->err);
+    j->secs = now_seconds() - t0;
+    if (e)
+        mmp_cli_error(prog, "%s: %s", j->in_name, j->err);
+    return e ? MMP_EXIT_FAILURE : 0;
 }
 
 /* -v's line and --stats' line. */
@@ -173,7 +196,9 @@ static void report(const job *j)
         fprintf(stderr, "%s: %dx%d maxval %d, %zu bytes, %.3f s\n", prog, j->img.width,
                 j->img.height, j->img.maxval, j->len, j->secs);
     if (j->o->stats) {
-        FILE *sf = strcmp(j->out_path, "-") == 0 ? stderr : stdout;
+        /* Never into the image: stderr when the output is standard output,
+         * by whatever name. */
+        FILE *sf = mmp_cli_output_is_stdout(&j->out) ? stderr : stdout;
         fprintf(sf, "bytes=%zu seconds=%.3f width=%d height=%d\n", j->len, j->secs, j->img.width,
                 j->img.height);
     }
@@ -183,30 +208,41 @@ static void report(const job *j)
 static int run(const mmp_dec_options *o)
 {
     job j = {.o = o, .out_path = o->out_path};
+    j.in_name = strcmp(o->in_path, "-") ? o->in_path : "standard input";
     j.io = (mmp_image_out){.img = &j.img, .fmt = MMP_FILE_PGM};
-    /* Without -o the name depends on the kind of image decoded: it is
-     * checked once the image is there. */
+    /* Without -o the name depends on the kind of image: it is made and
+     * checked once the header is read. */
     j.derive = !j.out_path && strcmp(o->in_path, "-") != 0;
     if (!j.out_path && !j.derive)
         j.out_path = "-";
-    j.out = (mmp_cli_output){
-        .path = j.out_path, .what = "output", .write = mmp_imagefile_write_out, .opaque = &j.io};
+    j.out = (mmp_cli_output){.path = j.out_path,
+                             .what = "output",
+                             .write = mmp_imagefile_write_out,
+                             .opaque = &j.io,
+                             .derived = j.derive,
+                             .replace = o->force};
+    int status = 0;
     if (!j.derive) {
         const int e = mmp_cli_outputs_check(o->in_path, &j.out, 1, j.err, sizeof j.err);
         if (e) {
             mmp_cli_error(prog, "%s", j.err);
-            mmp_cli_outputs_free(&j.out, 1);
-            return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
+            status = e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
         }
     }
-    int status = decode_input(&j);
+    const double t0 = now_seconds();
+    if (!status)
+        status = read_input(&j);
     if (!status && j.derive)
         status = name_output(&j);
     if (!status)
-        status = write_output(&j);
-    mmp_cli_outputs_free(&j.out, 1);
+        status = decode(&j, t0);
+    if (!status && mmp_cli_outputs_write(&j.out, 1, j.err, sizeof j.err)) {
+        mmp_cli_error(prog, "%s", j.err);
+        status = MMP_EXIT_FAILURE;
+    }
     if (!status)
         report(&j);
+    mmp_cli_outputs_free(&j.out, 1);
     free(j.buf);
     free(j.derived);
     mmp_image_free(&j.img);

@@ -12,9 +12,13 @@
 
 static const char *const prog = MMP_DEC_PROG;
 
-enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL };
+enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL, OPT_MAX_PIXELS };
+
+static const char shortopts[] = ":o:fvqh";
 
 const struct option mmp_dec_long_options[] = {{"output", required_argument, 0, 'o'},
+                                              {"force", no_argument, 0, 'f'},
+                                              {"max-pixels", required_argument, 0, OPT_MAX_PIXELS},
                                               {"stats", no_argument, 0, OPT_STATS},
                                               {"info", no_argument, 0, OPT_INFO},
                                               {"verbose", no_argument, 0, 'v'},
@@ -32,7 +36,10 @@ static int help(void)
            "Decode an MMP file to an image file: PNG, PGM, PPM or PAM, as OUT's name says.\n"
            "\n"
            "  -o, --output FILE    output image ('-' for stdout; default: IN with the\n"
-           "                       extension of the image's kind in place of .mmp)\n"
+           "                       extension of the image's kind in place of .mmp, never\n"
+           "                       replacing a file there)\n"
+           "  -f, --force          let that name replace a regular file\n"
+           "      --max-pixels N   refuse images of more than N pixels (default %lld)\n"
            "      --info           print the file's header fields and decode nothing\n"
            "      --stats          print one line: bytes, seconds, size\n"
            "  -v, --verbose        more detail on stderr\n"
@@ -42,7 +49,8 @@ static int help(void)
            "      --version        version\n"
            "\n"
            "Exit status: 0 success, 1 failure, 2 usage error.\n"
-           "Every option: mmp-dec --help-all; the manual: man mmp-dec\n");
+           "Every option: mmp-dec --help-all; the manual: man mmp-dec\n",
+           (long long)MMP_CLI_DEFAULT_MAX_PIXELS);
     return mmp_cli_stdout_done(prog);
 }
 
@@ -57,16 +65,23 @@ static int help_all(void)
            "(RGB only), .pam PAM; any other name, and '-' (stdout), PGM for grey, PPM\n"
            "for RGB, PAM for an image with alpha. Without -o the output is IN with the\n"
            "extension of that kind (.pgm, .ppm, .pam) in place of .mmp ('-' as IN\n"
-           "reads stdin and then writes stdout).\n"
+           "reads stdin and then writes stdout; IN under /dev, /proc or /sys needs -o).\n"
            "\n"
            "  -o, --output FILE    output image ('-' for stdout)\n"
+           "  -f, --force          without -o, let the name made from IN replace a regular\n"
+           "                       file there (without -f that is refused)\n"
+           "      --max-pixels N   refuse an image of more than N pixels (width x height),\n"
+           "                       before anything is allocated for it: 1 to %lld\n"
+           "                       (default %lld, half of that: about 2.2 GB at most\n"
+           "                       for a decode)\n"
            "      --info           print the file's header fields on stdout, one\n"
-           "                       name=value a line, and decode nothing (no -o, no\n"
-           "                       --stats); the file is checked as decoding checks it\n"
-           "                       before it starts (header, length, CRC); max_error is\n"
-           "                       the bound on every sample's error (0: lossless,\n"
-           "                       none: lossy)\n"
-           "      --stats          print one line: bytes, seconds, size\n"
+           "                       name=value a line, and decode nothing (no -o, -f,\n"
+           "                       --max-pixels, --stats); the file is checked as decoding\n"
+           "                       checks it before it starts (header, length, CRC);\n"
+           "                       max_error is the bound on every sample's error (0:\n"
+           "                       lossless, none: lossy)\n"
+           "      --stats          print one line: bytes, seconds, size (on stderr when\n"
+           "                       the output is standard output)\n"
            "  -v, --verbose        more detail on stderr\n"
            "  -q, --quiet          nothing but errors\n"
            "  -h, --help           the options, one line each\n"
@@ -75,21 +90,34 @@ static int help_all(void)
            "\n"
            "IN and OUT must be different files. A regular output file is replaced only\n"
            "once complete, keeping its mode; one with several hard links is refused (not\n"
-           "detached, not changed in place). A device, FIFO or socket is written in\n"
-           "place; a symbolic link is followed. Exit status: 0 success, 1 failure, 2\n"
-           "usage error. The manual: man mmp-dec\n");
+           "detached, not changed in place). A device, FIFO or socket named by -o is\n"
+           "written in place; a symbolic link named by -o is opened by its name (the\n"
+           "kernel follows it) and the file it leads to is written in place. The name\n"
+           "made from IN is only ever a regular file: a symbolic link, device, FIFO or\n"
+           "socket there is refused, and so is a file unless -f. Exit status: 0 success,\n"
+           "1 failure, 2 usage error. The manual: man mmp-dec\n",
+           (long long)MMP_MAX_PIXELS, (long long)MMP_CLI_DEFAULT_MAX_PIXELS);
     return mmp_cli_stdout_done(prog);
 }
 
 int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
+    o->max_pixels = (uint64_t)MMP_CLI_DEFAULT_MAX_PIXELS;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:vqh", mmp_dec_long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, mmp_dec_long_options, NULL)) != -1) {
         switch (c) {
         case 'o':
             o->out_path = optarg;
+            break;
+        case 'f':
+            o->force = 1;
+            break;
+        case OPT_MAX_PIXELS:
+            if (mmp_cli_parse_max_pixels(prog, optarg, &o->max_pixels))
+                return MMP_EXIT_USAGE;
+            o->max_pixels_given = 1;
             break;
         case OPT_STATS:
             o->stats = 1;
@@ -108,14 +136,9 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
         case OPT_HELP_ALL:
             return help_all();
         case OPT_VERSION:
-            printf("mmp-dec %s\n", MMP_VERSION_STRING);
-            return mmp_cli_stdout_done(prog);
-        case ':':
-            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
+            return mmp_cli_version(prog);
         default:
-            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
+            return mmp_cli_option_error(prog, c, argv, shortopts);
         }
     }
     if (argc - optind != 1) {
@@ -123,9 +146,21 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
         return MMP_EXIT_USAGE;
     }
     o->in_path = argv[optind];
-    if (o->info && (o->out_path || o->stats)) {
+    if (!*o->in_path || (o->out_path && !*o->out_path)) {
+        mmp_cli_error(prog, "empty file name for %s", *o->in_path ? "-o" : "IN");
+        return MMP_EXIT_USAGE;
+    }
+    if (o->info && (o->out_path || o->stats || o->force || o->max_pixels_given)) {
         mmp_cli_error(prog, "--info decodes nothing: it takes no %s",
-                      o->out_path ? "-o" : "--stats");
+                      o->out_path ? "-o" : o->stats ? "--stats" : o->force ? "--force"
+                                                                 : "--max-pixels");
+        return MMP_EXIT_USAGE;
+    }
+    if (!o->info && !o->out_path && strcmp(o->in_path, "-") != 0 &&
+        mmp_cli_special_path(o->in_path)) {
+        mmp_cli_error(prog,
+                      "no output name can be made from %s (it lies under /dev, /proc or "
+                      "/sys): name the output with -o", o->in_path);
         return MMP_EXIT_USAGE;
     }
     return MMP_CLI_RUN;

@@ -6,6 +6,7 @@
 #define MMP_CLI_DEC_OPTIONS_H
 
 #include <getopt.h>
+#include <stdint.h>
 
 #include "mmp/cli/cli.h"
 
@@ -15,6 +16,9 @@
 typedef struct mmp_dec_options {
     const char *in_path;  /* IN.mmp ("-": standard input) */
     const char *out_path; /* -o FILE ("-": standard output), or NULL: named after IN */
+    int force;            /* -f: the name made from IN may replace a regular file */
+    uint64_t max_pixels;  /* --max-pixels (default MMP_CLI_DEFAULT_MAX_PIXELS) */
+    int max_pixels_given; /* --max-pixels was given */
     int info;             /* --info: print the header fields, decode nothing */
     int stats;            /* --stats */
     int verbose;          /* -v (a later -q turns it off) */
@@ -25,7 +29,9 @@ typedef struct mmp_dec_options {
  * and return MMP_EXIT_USAGE; --help, --help-all and --version print their
  * text and return 0 (MMP_EXIT_FAILURE when standard output cannot be
  * written). Returns MMP_CLI_RUN when the command is to run: IN is there,
- * and --info comes without -o and --stats.
+ * no name is empty, --info comes without -o, --stats, --force and
+ * --max-pixels, and without -o IN is "-" or a path that an output may be
+ * named after (not under /dev, /proc or /sys: mmp_cli_special_path).
  */
 int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv);
 

@@ -162,19 +162,48 @@ static int check_outputs(job *j)
     return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
 }
 
+/* One line (unless -q) for options given that the image has no use for:
+ * the colour options on a grey image, --alpha on an image without alpha.
+ * The encode goes on as it would without them. */
+static void warn_unused(const mmp_enc_options *o, const mmp_image *img)
+{
+    if (o->quiet)
+        return;
+    if (mmp_image_channels(img) < 3 &&
+        (o->colour_given || o->chroma_given || o->chroma_lambda_given)) {
+        char list[64] = "";
+        snprintf(list, sizeof list, "%s%s%s%s%s", o->colour_given ? "--colour" : "",
+                 o->colour_given && (o->chroma_given || o->chroma_lambda_given) ? ", " : "",
+                 o->chroma_given ? "--chroma" : "",
+                 o->chroma_given && o->chroma_lambda_given ? ", " : "",
+                 o->chroma_lambda_given ? "--chroma-lambda" : "");
+        fprintf(stderr, "%s: warning: %s: no effect on a grey image (it has no colour planes)\n",
+                prog, list);
+    }
+    if (o->alpha_given && !mmp_image_has_alpha(img))
+        fprintf(stderr, "%s: warning: --alpha: no effect on an image without an alpha channel\n",
+                prog);
+}
+
 /* The image, and the format of --recon's file: exit status, or 0. */
 static int read_input(job *j)
 {
     const char *in_path = j->o->in_path, *recon_path = j->o->recon_path;
-    if (mmp_imagefile_read_path(in_path, &j->img, j->err, sizeof j->err)) {
+    /* --max-pixels is checked on the file's header, before the samples
+     * are allocated. */
+    const int e = mmp_imagefile_read_path_limited(in_path, j->o->max_pixels, &j->img, NULL,
+                                                  j->err, sizeof j->err);
+    if (e) {
         /* The file named once: "cannot open X: ..." names it already. */
+        const int budget = e == MMP_ELIMIT && strstr(j->err, "exceeds the limit of");
         if (strncmp(j->err, "cannot open ", 12) == 0)
             mmp_cli_error(prog, "%s", j->err);
         else
-            mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input",
-                          j->err);
+            mmp_cli_error(prog, "%s: %s%s", strcmp(in_path, "-") ? in_path : "standard input",
+                          j->err, budget ? " (--max-pixels)" : "");
         return MMP_EXIT_FAILURE;
     }
+    warn_unused(j->o, &j->img);
     /* The reconstruction has the input's kind and maxval: a --recon name
      * that cannot hold it fails before the encode, not after. */
     if (recon_path &&
@@ -247,9 +276,11 @@ static void report(const job *j)
                 stats->seconds, (unsigned long long)stats->dict_elements);
     if (!o->stats)
         return;
-    /* stderr when stdout carries an output. */
-    const int taken =
-        strcmp(o->out_path, "-") == 0 || (o->recon_path && strcmp(o->recon_path, "-") == 0);
+    /* Never into an output: stderr when one is standard output, by
+     * whatever name ("-", /dev/stdout, the file stdout goes to). */
+    int taken = 0;
+    for (int i = 0; i < j->nout; i++)
+        taken |= mmp_cli_output_is_stdout(&j->out[i]);
     FILE *f = taken ? stderr : stdout;
     fprintf(f,
             "bytes=%zu bpp=%.6f psnr=%.4f seconds=%.3f width=%d height=%d lambda=%.15g "

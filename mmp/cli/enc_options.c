@@ -37,8 +37,11 @@ enum {
     OPT_MAX_ERROR,
     OPT_RESIDUAL,
     OPT_DCT,
-    OPT_HEAD_START
+    OPT_HEAD_START,
+    OPT_MAX_PIXELS
 };
+
+static const char shortopts[] = ":l:e:t:d:vqh";
 
 const struct option mmp_enc_long_options[] = {
     {"lambda", required_argument, 0, 'l'},
@@ -63,6 +66,7 @@ const struct option mmp_enc_long_options[] = {
     {"target-bpp", required_argument, 0, OPT_BPP},
     {"target-psnr", required_argument, 0, OPT_PSNR},
     {"max-bytes", required_argument, 0, OPT_BYTES},
+    {"max-pixels", required_argument, 0, OPT_MAX_PIXELS},
     {"cl-device", required_argument, 0, OPT_CLDEV},
     {"list-devices", no_argument, 0, OPT_LISTDEV},
     {"verbose", no_argument, 0, 'v'},
@@ -225,22 +229,31 @@ static int help_all_rest(void)
            "                       alpha left out), seconds, size, lambda, engine (the one\n"
            "                       that ran), channels, the PSNR of each coded plane; with\n"
            "                       a target also probes, and seconds of the whole search;\n"
-           "                       last max_abs_error, the largest sample error\n"
+           "                       last max_abs_error, the largest sample error; on\n"
+           "                       stderr when an output is standard output (by any name)\n"
            "  -v, --verbose        more detail on stderr\n"
            "  -q, --quiet          no progress bar, no warnings\n"
            "\n"
            "Other:\n"
+           "      --max-pixels N   refuse an image of more than N pixels (width x height)\n"
+           "                       before anything is allocated for it: 1 to %lld\n"
+           "                       (default %lld, half of that)\n"
            "  -h, --help           the options most used\n"
            "      --help-all       this reference\n"
            "      --version        version\n"
            "\n"
-           "IN, OUT and FILE must be three different files (two '-' outputs clash).\n"
-           "A regular output file is replaced only once complete, keeping its mode; one\n"
-           "with several hard links is refused (not detached, not changed in place). A\n"
-           "device, FIFO or socket is written in place; a symbolic link is followed.\n"
+           "IN, OUT and FILE must be three different files (two standard outputs clash,\n"
+           "by any name: '-', /dev/stdout). A regular output file is replaced only once\n"
+           "complete, keeping its mode; one with several hard links is refused (not\n"
+           "detached, not changed in place). A device, FIFO or socket is written in\n"
+           "place; a symbolic link is opened by its name (the kernel follows it) and the\n"
+           "file it leads to is written in place. Options that do nothing (-l with a\n"
+           "bound but without --residual mmp; --colour, --chroma, --chroma-lambda on\n"
+           "grey; --alpha without alpha) are warned about unless -q.\n"
            "Environment: MMP_CL_DEVICE, the default of --cl-device; MMP_CL_TUNE, overrides\n"
            "of the opencl engine's tuning (the same bytes whatever they are).\n"
-           "Exit status: 0 success, 1 failure, 2 usage error. The manual: man mmp-enc\n");
+           "Exit status: 0 success, 1 failure, 2 usage error. The manual: man mmp-enc\n",
+           (long long)MMP_MAX_PIXELS, (long long)MMP_CLI_DEFAULT_MAX_PIXELS);
     return mmp_cli_stdout_done(prog);
 }
 
@@ -430,8 +443,11 @@ static int parse_target(mmp_enc_options *o, int c, const char *arg, int *count)
 
 /* What the options say together, once all are read: 0 or a usage error
  * (reported). */
-static int check_together(const mmp_enc_options *o, int rc_count, int lambda_given)
+static int check_together(const mmp_enc_options *o, int rc_count, int lambda_given,
+                          int residual_given)
 {
+    const mmp_settings *st = &o->st;
+    const char *bound = st->max_error == 0 ? "--lossless" : "--max-error";
     if (rc_count > 1 || (rc_count && lambda_given)) {
         mmp_cli_error(prog, "%s",
                       rc_count > 1 ? "at most one of --target-bpp, --target-psnr and "
@@ -445,6 +461,31 @@ static int check_together(const mmp_enc_options *o, int rc_count, int lambda_giv
                             "--target-psnr or --max-bytes (see --help)");
         return MMP_EXIT_USAGE;
     }
+    if (residual_given && st->max_error < 0) {
+        mmp_cli_error(prog, "--residual applies only with --lossless or --max-error");
+        return MMP_EXIT_USAGE;
+    }
+    if (st->max_error < 0)
+        return 0;
+    /* Not an error: the lambda is still written in the header (mmp-dec
+     * --info shows it), and scripts that sweep lambda over every mode pass
+     * it; but it changes no sample, and the user is told so. */
+    if (lambda_given && st->residual != MMP_RESIDUAL_AFTER_MMP && !o->quiet)
+        fprintf(stderr,
+                "%s: warning: -l: %s codes the planes with the residual stage alone, which "
+                "uses no lambda (the header records it; --residual mmp uses it)\n",
+                prog, bound);
+    if (st->chroma != MMP_CHROMA_444) {
+        mmp_cli_error(prog, "%s needs --chroma 444", bound);
+        return MMP_EXIT_USAGE;
+    }
+    if (st->transform == MMP_TRANSFORM_YCBCR ||
+        (st->transform == MMP_TRANSFORM_YCOCG_R && st->max_error > 0)) {
+        mmp_cli_error(prog, "--colour %s does not keep the bound of %s: use rgb%s",
+                      st->transform == MMP_TRANSFORM_YCBCR ? "ycbcr" : "ycocg-r", bound,
+                      st->max_error > 0 ? "" : " or ycocg-r");
+        return MMP_EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -455,6 +496,7 @@ static void defaults(mmp_enc_options *o)
     memset(o, 0, sizeof *o);
     mmp_default_settings(&o->st);
     o->rc_kind = MMP_RATE_NONE;
+    o->max_pixels = (uint64_t)MMP_CLI_DEFAULT_MAX_PIXELS;
     o->st.device = getenv("MMP_CL_DEVICE");
     if (o->st.device && !*o->st.device)
         o->st.device = NULL;
@@ -464,13 +506,18 @@ static void defaults(mmp_enc_options *o)
 int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
 {
     defaults(o);
-    int rc_count = 0, lambda_given = 0, c, e;
+    int rc_count = 0, lambda_given = 0, residual_given = 0, c, e;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":l:e:t:d:vqh", mmp_enc_long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, mmp_enc_long_options, NULL)) != -1) {
         if ((e = parse_number(o, c, optarg)) >= 0 || (e = parse_choice(o, c, optarg)) >= 0) {
             if (e)
                 return e;
             lambda_given |= c == 'l';
+            residual_given |= c == OPT_RESIDUAL;
+            o->colour_given |= c == OPT_COLOUR;
+            o->chroma_given |= c == OPT_CHROMA;
+            o->chroma_lambda_given |= c == OPT_CHROMA_LAMBDA;
+            o->alpha_given |= c == OPT_ALPHA;
             continue;
         }
         switch (c) {
@@ -490,6 +537,10 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
         case OPT_RECON:
             o->recon_path = optarg;
             break;
+        case OPT_MAX_PIXELS:
+            if (mmp_cli_parse_max_pixels(prog, optarg, &o->max_pixels))
+                return MMP_EXIT_USAGE;
+            break;
         case OPT_STATS:
             o->stats = 1;
             break;
@@ -504,14 +555,9 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
         case OPT_HELP_ALL:
             return help_all();
         case OPT_VERSION:
-            printf("mmp-enc %s\n", MMP_VERSION_STRING);
-            return mmp_cli_stdout_done(prog);
-        case ':':
-            mmp_cli_error(prog, "option '%s' needs a value", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
+            return mmp_cli_version(prog);
         default:
-            mmp_cli_error(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
-            return MMP_EXIT_USAGE;
+            return mmp_cli_option_error(prog, c, argv, shortopts);
         }
     }
     /* Messages name the device setting the way the user gave it. */
@@ -520,7 +566,7 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
                  o->dev_option ? "--cl-device %s" : "MMP_CL_DEVICE=%s", o->st.device);
     if (o->list_devices)
         return MMP_CLI_RUN;
-    if ((e = check_together(o, rc_count, lambda_given)) != 0)
+    if ((e = check_together(o, rc_count, lambda_given, residual_given)) != 0)
         return e;
     if (argc - optind != 2) {
         mmp_cli_error(prog, "expected IN and OUT.mmp (see --help)");
@@ -528,5 +574,10 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
     }
     o->in_path = argv[optind];
     o->out_path = argv[optind + 1];
+    if (!*o->in_path || !*o->out_path || (o->recon_path && !*o->recon_path)) {
+        mmp_cli_error(prog, "empty file name for %s",
+                      !*o->in_path ? "IN" : !*o->out_path ? "OUT" : "--recon");
+        return MMP_EXIT_USAGE;
+    }
     return MMP_CLI_RUN;
 }

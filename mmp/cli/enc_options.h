@@ -19,6 +19,7 @@ typedef struct mmp_enc_options {
     const char *in_path;    /* IN ("-": standard input) */
     const char *out_path;   /* OUT.mmp ("-": standard output) */
     const char *recon_path; /* --recon FILE, or NULL */
+    uint64_t max_pixels;    /* --max-pixels (default MMP_CLI_DEFAULT_MAX_PIXELS) */
     int stats;              /* --stats */
     int quiet;              /* -q */
     int list_devices;       /* --list-devices: list them and exit; IN and OUT are not
@@ -27,6 +28,9 @@ typedef struct mmp_enc_options {
                              * --max-bytes, or MMP_RATE_NONE */
     double rc_target;       /* the target's value */
     int dev_option;         /* st.device is --cl-device's (else MMP_CL_DEVICE's) */
+    int colour_given, chroma_given, chroma_lambda_given, alpha_given;
+                            /* options for colour or alpha images given: warned about
+                             * (unless -q) when the image has no colour or no alpha */
     char dev_label[256];    /* the device setting as the user gave it, for messages:
                              * "--cl-device DEV" or "MMP_CL_DEVICE=DEV"; "" for none */
 } mmp_enc_options;
@@ -36,7 +40,12 @@ typedef struct mmp_enc_options {
  * and return MMP_EXIT_USAGE; --help, --help-all and --version print their
  * text and return 0 (MMP_EXIT_FAILURE when standard output cannot be
  * written). Returns MMP_CLI_RUN when the command is to run: then either
- * o->list_devices is set, or IN and OUT are there and the options agree.
+ * o->list_devices is set, or IN and OUT are there, no name is empty, and
+ * the options agree (options that no image could use together are a usage
+ * error here: --residual without a bound, a bound with --chroma 420 or a
+ * colour transform that does not keep it; -l with a bound and without
+ * --residual mmp, which only the header records, is warned about unless
+ * -q).
  * Reads the environment (MMP_CL_DEVICE, MMP_CL_TUNE), nothing else.
  */
 int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv);

@@ -31,8 +31,8 @@ int mmp_imagefile_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
     return mmp_imagefile_read_meta(f, img, NULL, errbuf, errlen);
 }
 
-static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
-                       size_t errlen)
+static int read_stream(FILE *f, uint64_t max_pixels, mmp_image *img, mmp_imageio_meta *meta,
+                       char *errbuf, size_t errlen)
 {
     /* One byte decides, and is pushed back for libnetpbm (the only pushback
      * stdio guarantees); a PNG's signature is checked here and libpng told
@@ -49,7 +49,7 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
         if (ungetc(c0, f) == EOF) {
             return mmp_error(errbuf, errlen, MMP_EIO, "read error: cannot push back a byte");
         }
-        return mmp_pnm_read(f, img, errbuf, errlen);
+        return mmp_pnm_read_limited(f, max_pixels, img, errbuf, errlen);
     }
     unsigned char sig[8];
     sig[0] = (unsigned char)c0;
@@ -57,7 +57,7 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
     if (c0 == mmp_png_signature[0]) {
         got += fread(sig + 1, 1, sizeof sig - 1, f);
         if (got == sizeof sig && memcmp(sig, mmp_png_signature, sizeof sig) == 0)
-            return mmp_png_read_meta(f, (int)sizeof sig, img, meta, errbuf, errlen);
+            return mmp_png_read_meta(f, (int)sizeof sig, max_pixels, img, meta, errbuf, errlen);
         if (ferror(f)) {
             return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
         }
@@ -71,12 +71,12 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
     if (c1 != EOF)
         sig[got++] = (unsigned char)c1;
     if (c0 == 0xFF && c1 == 0xD8)
-        return mmp_jpeg_read(f, sig, got, img, meta, errbuf, errlen);
+        return mmp_jpeg_read(f, sig, got, max_pixels, img, meta, errbuf, errlen);
     if ((c0 == 'I' || c0 == 'M') && c1 == c0) {
         got += fread(sig + got, 1, 2, f);
         for (int i = 0; i < 4; i++)
             if (got == 4 && memcmp(sig, tiff_magic[i], 4) == 0)
-                return mmp_tiff_read(f, sig, got, img, meta, errbuf, errlen);
+                return mmp_tiff_read(f, sig, got, max_pixels, img, meta, errbuf, errlen);
         if (ferror(f)) {
             return mmp_error(errbuf, errlen, MMP_EIO, "read error: %s", strerror(errno));
         }
@@ -98,6 +98,12 @@ static int read_stream(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *er
 int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, char *errbuf,
                             size_t errlen)
 {
+    return mmp_imagefile_read_limited(f, 0, img, meta, errbuf, errlen);
+}
+
+int mmp_imagefile_read_limited(FILE *f, uint64_t max_pixels, mmp_image *img,
+                               mmp_imageio_meta *meta, char *errbuf, size_t errlen)
+{
     if (errbuf && errlen)
         errbuf[0] = '\0';
     mmp_imageio_meta_free(meta);
@@ -107,7 +113,7 @@ int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, cha
     if (!f) {
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no input stream");
     }
-    return read_stream(f, img, meta, errbuf, errlen);
+    return read_stream(f, max_pixels, img, meta, errbuf, errlen);
 }
 
 int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen)
@@ -118,6 +124,12 @@ int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size
 int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_meta *meta,
                                  char *errbuf, size_t errlen)
 {
+    return mmp_imagefile_read_path_limited(path, 0, img, meta, errbuf, errlen);
+}
+
+int mmp_imagefile_read_path_limited(const char *path, uint64_t max_pixels, mmp_image *img,
+                                    mmp_imageio_meta *meta, char *errbuf, size_t errlen)
+{
     if (errbuf && errlen)
         errbuf[0] = '\0';
     mmp_imageio_meta_free(meta);
@@ -127,12 +139,12 @@ int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_m
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no input path");
     }
     if (strcmp(path, "-") == 0)
-        return mmp_imagefile_read_meta(stdin, img, meta, errbuf, errlen);
+        return mmp_imagefile_read_limited(stdin, max_pixels, img, meta, errbuf, errlen);
     FILE *f = fopen(path, "rb");
     if (!f) {
         return mmp_error(errbuf, errlen, MMP_EIO, "cannot open %s: %s", path, strerror(errno));
     }
-    int rc = mmp_imagefile_read_meta(f, img, meta, errbuf, errlen);
+    int rc = mmp_imagefile_read_limited(f, max_pixels, img, meta, errbuf, errlen);
     fclose(f);   /* read-only: a close error cannot lose data */
     return rc;
 }

@@ -12,6 +12,7 @@
 #define MMP_CLI_IMAGEFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mmp/imageio/meta.h"
@@ -48,6 +49,18 @@ int mmp_imagefile_read_meta(FILE *f, mmp_image *img, mmp_imageio_meta *meta, cha
 int mmp_imagefile_read_path(const char *path, mmp_image *img, char *errbuf, size_t errlen);
 int mmp_imagefile_read_path_meta(const char *path, mmp_image *img, mmp_imageio_meta *meta,
                                  char *errbuf, size_t errlen);
+/*
+ * The same with a pixel budget, the front ends' --max-pixels: an image of
+ * more than max_pixels pixels (width x height; 0: no limit below
+ * MMP_MAX_PIXELS) is refused with MMP_ELIMIT and the reason "image of WxH =
+ * N pixels exceeds the limit of M pixels" when its header is read, before
+ * anything is allocated for its samples (a TIFF, read into memory first,
+ * is bounded by its 4 GiB limit until then). meta may be NULL.
+ */
+int mmp_imagefile_read_limited(FILE *f, uint64_t max_pixels, mmp_image *img,
+                               mmp_imageio_meta *meta, char *errbuf, size_t errlen);
+int mmp_imagefile_read_path_limited(const char *path, uint64_t max_pixels, mmp_image *img,
+                                    mmp_imageio_meta *meta, char *errbuf, size_t errlen);
 
 /*
  * The format in which to write img to `path`: PNG for a name ending in

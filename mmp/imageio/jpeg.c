@@ -50,6 +50,7 @@ typedef struct jpeg_io {
     mmp_image img;
     mmp_imageio_meta meta;
     int want_meta;
+    uint64_t max_pixels;       /* the pixel budget (0: MMP_MAX_PIXELS alone) */
 } jpeg_io;
 
 /* Stop the read: `code` and a one-line message, back to read_guarded. */
@@ -250,6 +251,9 @@ static int read_guarded(jpeg_io *io)
     if (w > MMP_MAX_DIM || h > MMP_MAX_DIM || (unsigned long long)w * h > MMP_MAX_PIXELS)
         stop(io, MMP_ELIMIT, "image too large: %lux%lu (limits: %d per side, %lld pixels)", w, h,
              MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
+    if (io->max_pixels && (uint64_t)w * h > io->max_pixels)
+        stop(io, MMP_ELIMIT, "image of %lux%lu = %llu pixels exceeds the limit of %llu pixels", w,
+             h, (unsigned long long)w * h, (unsigned long long)io->max_pixels);
     switch (c->jpeg_color_space) {
     case JCS_GRAYSCALE:
         c->out_color_space = JCS_GRAYSCALE;
@@ -293,8 +297,8 @@ static int read_guarded(jpeg_io *io)
     return 0;
 }
 
-int mmp_jpeg_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image *img,
-                  mmp_imageio_meta *meta, char *errbuf, size_t errlen)
+int mmp_jpeg_read(FILE *f, const unsigned char *head, size_t head_len, uint64_t max_pixels,
+                  mmp_image *img, mmp_imageio_meta *meta, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
@@ -310,6 +314,7 @@ int mmp_jpeg_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image
     io->head = head;
     io->head_len = head_len;
     io->want_meta = meta != NULL;
+    io->max_pixels = max_pixels;
     /* Before jpeg_create_decompress, which reports through it. */
     io->cinfo.err = jpeg_std_error(&io->jerr);
     io->jerr.error_exit = on_error;

@@ -7,6 +7,7 @@
 #define MMP_IMAGEIO_JPEG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mmp/imageio/meta.h"
@@ -41,9 +42,11 @@
  * without that prefix) go into *meta, which must be zeroed or empty; the
  * EXIF orientation is not applied. On error returns a negative MMP_E* code
  * and writes a one-line reason (no newline) to errbuf[errlen]; nothing is
- * allocated then (meta is left empty).
+ * allocated then (meta is left empty). An image of more than max_pixels
+ * pixels (width x height; 0: no limit below MMP_MAX_PIXELS) is refused
+ * with MMP_ELIMIT on the frame header, as the limits above are.
  */
-int mmp_jpeg_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image *img,
-                  mmp_imageio_meta *meta, char *errbuf, size_t errlen);
+int mmp_jpeg_read(FILE *f, const unsigned char *head, size_t head_len, uint64_t max_pixels,
+                  mmp_image *img, mmp_imageio_meta *meta, char *errbuf, size_t errlen);
 
 #endif

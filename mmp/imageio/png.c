@@ -53,6 +53,7 @@ typedef struct png_io {
     int depth;            /* writing: bit depth in the file */
     int sig_read;
     int want_meta;        /* reading: keep the metadata chunks */
+    uint64_t max_pixels;  /* reading: the pixel budget (0: MMP_MAX_PIXELS alone) */
     const mmp_imageio_meta *meta; /* writing: the metadata, or NULL */
     unsigned char *iccp;  /* writing: the iCCP chunk's data */
     png_textp texts;      /* writing: the text chunks */
@@ -140,6 +141,14 @@ static int read_guarded(png_io *io)
         snprintf(io->msg, sizeof io->msg,
                  "image too large: %lux%lu (limits: %d per side, %lld pixels)", (unsigned long)w,
                  (unsigned long)h, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
+        io->code = MMP_ELIMIT;
+        return -1;
+    }
+    if (io->max_pixels && (uint64_t)w * h > io->max_pixels) {
+        snprintf(io->msg, sizeof io->msg,
+                 "image of %lux%lu = %llu pixels exceeds the limit of %llu pixels",
+                 (unsigned long)w, (unsigned long)h, (unsigned long long)w * h,
+                 (unsigned long long)io->max_pixels);
         io->code = MMP_ELIMIT;
         return -1;
     }
@@ -371,11 +380,11 @@ static int take_meta(png_io *io, mmp_imageio_meta *m)
 
 int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t errlen)
 {
-    return mmp_png_read_meta(f, sig_read, img, NULL, errbuf, errlen);
+    return mmp_png_read_meta(f, sig_read, 0, img, NULL, errbuf, errlen);
 }
 
-int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *meta,
-                      char *errbuf, size_t errlen)
+int mmp_png_read_meta(FILE *f, int sig_read, uint64_t max_pixels, mmp_image *img,
+                      mmp_imageio_meta *meta, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
@@ -390,6 +399,7 @@ int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *m
     io.f = f;
     io.sig_read = sig_read;
     io.want_meta = meta != NULL;
+    io.max_pixels = max_pixels;
     io.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
     if (io.png)
         io.info = png_create_info_struct(io.png);

@@ -8,6 +8,7 @@
 #define MMP_CLI_PNG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mmp/imageio/meta.h"
@@ -40,10 +41,12 @@ int mmp_png_read(FILE *f, int sig_read, mmp_image *img, char *errbuf, size_t err
  * and iTXt chunks, the first iTXt "XML:com.adobe.xmp" as the XMP packet.
  * Damaged ancillary chunks are left out (libpng skips those with a bad CRC;
  * an iCCP whose profile does not inflate is left out here). On error meta
- * is left empty.
+ * is left empty. An image of more than max_pixels pixels (width x height;
+ * 0: no limit below MMP_MAX_PIXELS) is refused with MMP_ELIMIT on its
+ * header, before anything is allocated for it.
  */
-int mmp_png_read_meta(FILE *f, int sig_read, mmp_image *img, mmp_imageio_meta *meta,
-                      char *errbuf, size_t errlen);
+int mmp_png_read_meta(FILE *f, int sig_read, uint64_t max_pixels, mmp_image *img,
+                      mmp_imageio_meta *meta, char *errbuf, size_t errlen);
 
 /* 1 when a PNG can hold samples of this maxval exactly: 2^k - 1, k = 1..16. */
 int mmp_png_can_hold(int maxval);

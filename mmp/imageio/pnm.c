@@ -524,6 +524,12 @@ static int read_header(FILE *f, struct pam *pam, char *errbuf, size_t errlen)
 
 int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
 {
+    return mmp_pnm_read_limited(f, 0, img, errbuf, errlen);
+}
+
+int mmp_pnm_read_limited(FILE *f, uint64_t max_pixels, mmp_image *img, char *errbuf,
+                         size_t errlen)
+{
     if (errbuf && errlen)
         errbuf[0] = '\0';
     if (!img)
@@ -550,6 +556,13 @@ int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen)
         return mmp_error(errbuf, errlen, MMP_ELIMIT,
                          "image too large: %dx%d (limits: %d per side, %lld pixels)", pam.width,
                          pam.height, MMP_MAX_DIM, (long long)MMP_MAX_PIXELS);
+    }
+    if (max_pixels && (uint64_t)pam.width * (uint64_t)pam.height > max_pixels) {
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
+                         "image of %dx%d = %llu pixels exceeds the limit of %llu pixels",
+                         pam.width, pam.height,
+                         (unsigned long long)pam.width * (unsigned long long)pam.height,
+                         (unsigned long long)max_pixels);
     }
     /* libnetpbm already rejects these; checked again because the limits of
      * our uint16 samples must not depend on the library's version. */

@@ -7,6 +7,7 @@
 #define MMP_CLI_PNM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mmp/mmp.h"
@@ -21,6 +22,11 @@
  * libnetpbm's error handlers are process-global.
  */
 int mmp_pnm_read(FILE *f, mmp_image *img, char *errbuf, size_t errlen);
+/* The same, refusing an image of more than max_pixels pixels (width x
+ * height; 0: no limit below MMP_MAX_PIXELS) with MMP_ELIMIT on its header,
+ * before anything is allocated for it. */
+int mmp_pnm_read_limited(FILE *f, uint64_t max_pixels, mmp_image *img, char *errbuf,
+                         size_t errlen);
 
 /*
  * Write img to `f`: raw PGM (P5) when grey, raw PPM (P6) when RGB, PAM (P7,

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <tiffio.h>
 
@@ -373,8 +374,8 @@ static int check_extent(TIFF *tif, size_t len, char *errbuf, size_t errlen)
     return MMP_OK;
 }
 
-static int decode(TIFF *tif, size_t len, tiff_msgs *msgs, mmp_image *img, char *errbuf,
-                  size_t errlen)
+static int decode(TIFF *tif, size_t len, uint64_t max_pixels, tiff_msgs *msgs, mmp_image *img,
+                  char *errbuf, size_t errlen)
 {
     layout L;
     memset(&L, 0, sizeof L);
@@ -398,6 +399,11 @@ static int decode(TIFF *tif, size_t len, tiff_msgs *msgs, mmp_image *img, char *
                          "image too large: %lux%lu (limits: %d per side, %lld pixels)",
                          (unsigned long)L.w, (unsigned long)L.h, MMP_MAX_DIM,
                          (long long)MMP_MAX_PIXELS);
+    if (max_pixels && (uint64_t)L.w * L.h > max_pixels)
+        return mmp_error(errbuf, errlen, MMP_ELIMIT,
+                         "image of %lux%lu = %llu pixels exceeds the limit of %llu pixels",
+                         (unsigned long)L.w, (unsigned long)L.h,
+                         (unsigned long long)L.w * L.h, (unsigned long long)max_pixels);
     if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric))
         return mmp_error(errbuf, errlen, MMP_EFORMAT,
                          "invalid TIFF file: no photometric interpretation");
@@ -561,6 +567,18 @@ static int read_all(FILE *f, const unsigned char *head, size_t head_len, unsigne
     size_t cap = 1 << 16, len = head_len;
     while (cap < head_len)
         cap *= 2;
+    /* A regular file tells its size: one too large is refused before it is
+     * read, and the buffer takes it at once (and one byte more, to see its
+     * end). A pipe grows the buffer until it ends or passes the limit. */
+    struct stat sb;
+    const off_t at = ftello(f);
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && at >= 0) {
+        const uint64_t rest = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
+        if (rest + head_len > MAX_TIFF_BYTES)
+            return mmp_error(errbuf, errlen, MMP_ELIMIT, "TIFF file larger than %llu bytes",
+                             (unsigned long long)MAX_TIFF_BYTES);
+        cap = (size_t)(rest + head_len) + 1;
+    }
     unsigned char *b = malloc(cap);
     if (!b)
         return mmp_error(errbuf, errlen, MMP_ENOMEM, "cannot allocate memory for the TIFF file");
@@ -568,19 +586,23 @@ static int read_all(FILE *f, const unsigned char *head, size_t head_len, unsigne
         memcpy(b, head, head_len);
     for (;;) {
         if (len == cap) {
-            if ((uint64_t)cap >= MAX_TIFF_BYTES || cap > SIZE_MAX / 2) {
+            /* Never more than the limit and one byte, which proves the
+             * file too large. */
+            if ((uint64_t)len > MAX_TIFF_BYTES || cap > SIZE_MAX / 2) {
                 free(b);
                 return mmp_error(errbuf, errlen, MMP_ELIMIT, "TIFF file larger than %llu bytes",
                                  (unsigned long long)MAX_TIFF_BYTES);
             }
-            unsigned char *nb = realloc(b, cap * 2);
+            const size_t ncap =
+                (uint64_t)cap * 2 > MAX_TIFF_BYTES + 1 ? (size_t)(MAX_TIFF_BYTES + 1) : cap * 2;
+            unsigned char *nb = realloc(b, ncap);
             if (!nb) {
                 free(b);
                 return mmp_error(errbuf, errlen, MMP_ENOMEM,
                                  "cannot allocate memory for the TIFF file");
             }
             b = nb;
-            cap *= 2;
+            cap = ncap;
         }
         const size_t got = fread(b + len, 1, cap - len, f);
         len += got;
@@ -596,8 +618,8 @@ static int read_all(FILE *f, const unsigned char *head, size_t head_len, unsigne
     return MMP_OK;
 }
 
-int mmp_tiff_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image *img,
-                  mmp_imageio_meta *meta, char *errbuf, size_t errlen)
+int mmp_tiff_read(FILE *f, const unsigned char *head, size_t head_len, uint64_t max_pixels,
+                  mmp_image *img, mmp_imageio_meta *meta, char *errbuf, size_t errlen)
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
@@ -642,7 +664,7 @@ int mmp_tiff_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image
     }
     mmp_imageio_meta m;
     memset(&m, 0, sizeof m);
-    rc = decode(tif, len, &msgs, img, errbuf, errlen);
+    rc = decode(tif, len, max_pixels, &msgs, img, errbuf, errlen);
     if (rc == MMP_OK && meta && read_meta(tif, &m) != MMP_OK) {
         mmp_image_free(img);
         rc = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory reading the TIFF metadata");

@@ -7,6 +7,7 @@
 #define MMP_IMAGEIO_TIFF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mmp/imageio/meta.h"
@@ -17,7 +18,8 @@
  * a TIFF from `f` into *img (free with mmp_image_free), the first head_len
  * bytes of the file having been read from `f` already into head. TIFF
  * needs random access, so the rest of the stream is read into memory first
- * (standard input works; at most 4 GiB).
+ * (standard input works; at most 4 GiB: a larger regular file is refused
+ * before it is read, a pipe as soon as it passes that).
  *
  * Read: unsigned integer samples; grey of 1, 2, 4, 8 or 16 bits (maxval
  * 2^bits - 1), min-is-black and min-is-white (inverted to min-is-black);
@@ -35,7 +37,8 @@
  * Refused with a one-line reason: CMYK (separated) and other photometric
  * interpretations, signed and floating-point samples, other depths
  * (MMP_EUNSUPPORTED); images wider or taller than MMP_MAX_DIM or of more
- * than MMP_MAX_PIXELS pixels (MMP_ELIMIT), checked on the directory before
+ * than MMP_MAX_PIXELS pixels, or of more than max_pixels (width x height;
+ * 0: no limit below MMP_MAX_PIXELS) (MMP_ELIMIT), checked on the directory before
  * anything is allocated for the pixels, and tiles of more than 2^20 pixels
  * that reach more than 15 pixels past the image (MMP_ELIMIT: a tiny file
  * must not ask for a huge buffer); a directory, strips or tiles beyond the
@@ -53,7 +56,7 @@
  * one-line reason (no newline) to errbuf[errlen]; nothing is allocated
  * then (meta is left empty).
  */
-int mmp_tiff_read(FILE *f, const unsigned char *head, size_t head_len, mmp_image *img,
-                  mmp_imageio_meta *meta, char *errbuf, size_t errlen);
+int mmp_tiff_read(FILE *f, const unsigned char *head, size_t head_len, uint64_t max_pixels,
+                  mmp_image *img, mmp_imageio_meta *meta, char *errbuf, size_t errlen);
 
 #endif
