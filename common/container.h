@@ -1,7 +1,8 @@
 /*
- * The .mmp container: a fixed-size header, then the range-coded payload.
- * docs/format.md describes every byte. The header is validated completely
- * before anything is allocated for decoding.
+ * The .mmp container: a 6-byte signature, then chunks, each with a length,
+ * a type, its data and a CRC (as PNG's). docs/format.md section 2
+ * describes every byte. The whole container is validated before anything
+ * is allocated for decoding.
  */
 #ifndef MMP_COMMON_CONTAINER_H
 #define MMP_COMMON_CONTAINER_H
@@ -10,16 +11,27 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-#define MMP_FORMAT_VERSION 8
-/* Bytes of the fixed header, CRC included; docs/format.md has the layout. */
-#define MMP_HEADER_SIZE 48
-/* Bytes of the header covered by the CRC (everything before the CRC field). */
-#define MMP_HEADER_CRC_OFFSET 44
+/* The format's version, major.minor. Major 0 is the draft of format 1.0:
+ * a draft decoder reads its own minor version only. */
+#define MMP_FORMAT_MAJOR 0
+#define MMP_FORMAT_MINOR 9
+/* Bytes of the signature: the magic, major, minor. */
+#define MMP_SIGNATURE_SIZE 6
+/* Bytes a chunk adds to its data: length, type, CRC. */
+#define MMP_CHUNK_OVERHEAD 12
+/* Bytes of the HEAD chunk's data. */
+#define MMP_HEAD_SIZE 38
+/* Largest data of one chunk (its length is a u32). */
+#define MMP_MAX_CHUNK ((uint64_t)UINT32_MAX)
 
-/* Decoder-side limits checked by mmp_header_parse. */
+/* Decoder-side limits checked by mmp_container_parse. */
 #define MMP_MIN_DICT_CAP 64
 #define MMP_MAX_DICT_CAP 16384
-#define MMP_MAX_PAYLOAD ((uint64_t)1 << 32)
+/* Tile sides: multiples of 16 from MMP_MIN_TILE to MMP_MAX_TILE. */
+#define MMP_MIN_TILE 128
+#define MMP_MAX_TILE 65536
+/* Ancillary chunks a file may hold. */
+#define MMP_MAX_EXTRA_CHUNKS 1024
 /* Largest redund_q4 accepted: 2^30 in Q4 is a mean squared distance of 2^26
  * (RMS 8192 grey levels), beyond any useful threshold even for 16-bit images,
  * and the bound keeps the value well inside uint32_t arithmetic. */
@@ -45,8 +57,9 @@
 #define MMP_RESIDUAL_NONE 0
 #define MMP_RESIDUAL_AFTER_MMP 1
 #define MMP_RESIDUAL_ALONE 2
-/* Coding tools a file may switch on (the header's tools byte, a bit each):
- * the transform residual of prediction leaves (docs/format.md 4.4). */
+/* Coding tools a file may switch on (HEAD's tools, a bit each): the
+ * transform residual of prediction leaves (docs/format.md 4.4). A bit this
+ * decoder does not know makes it refuse the file, naming the bit. */
 #define MMP_TOOL_TRANSFORM 1
 #define MMP_TOOLS_ALL 1
 /* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
@@ -54,6 +67,7 @@
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */
 #define MMP_YCOCG_MAX_MAXVAL 32767
 
+/* The HEAD chunk: what the decoder needs to mirror the encoder. */
 typedef struct mmp_header {
     uint32_t width, height;   /* 1..MMP_MAX_DIM, width*height <= MMP_MAX_PIXELS */
     uint32_t maxval;          /* 1..65535 */
@@ -67,50 +81,85 @@ typedef struct mmp_header {
     uint32_t dict_cap;        /* elements per scale, MMP_MIN_DICT_CAP..MMP_MAX_DICT_CAP */
     uint32_t redund_q4;       /* redundancy threshold: mean squared distance per pixel, Q4 (1/16) */
     uint32_t lambda_q8;       /* the encoder's lambda in 1/256 (informational) */
-    uint64_t payload_len;     /* bytes of range-coded payload after the header */
     uint32_t order;           /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
     uint32_t transform;       /* MMP_TRANSFORM_*: NONE iff planes < 3 */
     uint32_t chroma;          /* MMP_CHROMA_*: 444 when planes < 3 */
     uint32_t alpha;           /* MMP_ALPHA_*: NONE iff planes is 1 or 3 */
-    uint32_t payload_crc;     /* zlib crc32 of header bytes [0, 44) followed by the
-                                 whole payload: a bit flip anywhere in the file is
-                                 detected. See mmp_container_crc. */
+    uint32_t tile_w, tile_h;  /* tile sides: multiples of 16, MMP_MIN_TILE..MMP_MAX_TILE */
 } mmp_header;
 
-/*
- * Serialise to out[MMP_HEADER_SIZE] (little-endian fields). The format
- * version written is always MMP_FORMAT_VERSION; maxval, max_error and
- * dict_cap as 16 bits; planes, log2_block, log2_pmin, residual, tools,
- * order, transform, chroma and alpha as single bytes.
- * h->payload_crc is written as given:
- * compute it with mmp_container_crc, or use mmp_container_build, which does
- * both.
- */
-void mmp_header_write(const mmp_header *h, uint8_t *out);
+/* A tile: its place in the image and its coded bytes (the data of its
+ * TILE chunk) within the file. */
+typedef struct mmp_tile {
+    uint32_t x, y, w, h;
+    uint64_t offset, len;
+} mmp_tile;
+
+/* An ancillary chunk: its type and where its data lies in the file. */
+typedef struct mmp_extra {
+    char type[5];             /* four letters, the first lower-case; NUL-terminated */
+    uint64_t offset, len;
+} mmp_extra;
+
+/* A parsed file: the header, the tile grid and the ancillary chunks. */
+typedef struct mmp_container {
+    mmp_header h;
+    uint32_t cols, rows, ntiles;
+    mmp_tile *tiles;          /* ntiles, row by row (owned) */
+    uint32_t nextra;
+    mmp_extra *extra;         /* nextra, in file order (owned) */
+} mmp_container;
+
+/* An ancillary chunk to write. */
+typedef struct mmp_extra_in {
+    char type[4];
+    const uint8_t *data;
+    size_t len;
+} mmp_extra_in;
+
+/* The tile grid of a header: columns and rows, and tile i's place. */
+void mmp_tile_grid(const mmp_header *h, uint32_t *cols, uint32_t *rows);
+void mmp_tile_rect(const mmp_header *h, uint32_t i, mmp_tile *t);
+
+/* Whether type[0..4) is a valid chunk type (four ASCII letters), and
+ * whether it is ancillary (first letter lower-case). */
+int mmp_chunk_type_valid(const char *type);
+int mmp_chunk_ancillary(const char *type);
+
+/* CRC-32 (zlib's) of a chunk's type and data, as its CRC field holds it. */
+uint32_t mmp_chunk_crc(const uint8_t *type, const uint8_t *data, size_t len);
 
 /*
- * The file's CRC: zlib crc32 over the first `hlen` header bytes (pass
- * MMP_HEADER_CRC_OFFSET: the serialised header without its CRC field), then
- * over payload[0, plen). payload may be NULL when plen == 0.
+ * Write a whole .mmp file in memory: the signature, HEAD from *h, the
+ * ancillary chunks extra[0..nextra) (valid ancillary types), the tile index
+ * (when there are several tiles) and the tiles' data
+ * tile_data[i][0..tile_len[i]) (as many as *h's grid has). On success *out (free() it) holds *outlen bytes. Returns 0,
+ * MMP_EINVAL (a NULL pointer, a tile count that is not the grid's, a
+ * non-ancillary or invalid type, a chunk over MMP_MAX_CHUNK) or MMP_ENOMEM.
  */
-uint32_t mmp_container_crc(const uint8_t *header_without_crc, size_t hlen,
-                           const uint8_t *payload, size_t plen);
+int mmp_container_write(const mmp_header *h, const uint8_t *const *tile_data,
+                        const size_t *tile_len, uint32_t ntiles, const mmp_extra_in *extra,
+                        uint32_t nextra, uint8_t **out, size_t *outlen);
 
-/*
- * Build a whole .mmp file in memory: the header from *h with payload_len set
- * to plen and the CRC computed (h's payload_len and payload_crc are ignored),
- * followed by a copy of the payload. On success *out (free() it) holds
- * *outlen = MMP_HEADER_SIZE + plen bytes. Returns 0, MMP_EINVAL (NULL
- * pointer, or plen > MMP_MAX_PAYLOAD) or MMP_ENOMEM.
- */
+/* mmp_container_write of a file of one tile and no ancillary chunk. */
 int mmp_container_build(const mmp_header *h, const uint8_t *payload, size_t plen,
                         uint8_t **out, size_t *outlen);
 
 /*
- * Parse and validate a whole file in memory: magic, version, every field's
- * range, payload length against `len`, and the CRC. Returns 0 and fills *h,
- * or a negative MMP_E* code with a one-line reason in errbuf.
+ * Parse and validate a whole file in memory: the signature, every chunk's
+ * length, type and CRC, their order, every HEAD field's range, the tile
+ * index against the tiles. Returns 0 and fills *c (free it with
+ * mmp_container_free), or a negative MMP_E* code with a one-line reason in
+ * errbuf (and *c empty).
  */
+int mmp_container_parse(const uint8_t *buf, size_t len, mmp_container *c, char *errbuf,
+                        size_t errlen);
+void mmp_container_free(mmp_container *c);
+
+/* mmp_container_parse for the header alone. */
 int mmp_header_parse(const uint8_t *buf, size_t len, mmp_header *h, char *errbuf, size_t errlen);
+
+/* Serialise h as HEAD's data, out[MMP_HEAD_SIZE]. */
+void mmp_head_write(const mmp_header *h, uint8_t *out);
 
 #endif

@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MMP_VERSION_STRING "0.2.0"
+#define MMP_VERSION_STRING "0.3.0"
+/* The format this library writes and reads (docs/format.md): 0.9, the
+ * draft of 1.0; mmp_probe gives a file's as mmp_file_info.version and
+ * version_minor (tests/test_api.c checks that the two agree). */
+#define MMP_FORMAT_VERSION_STRING "0.9"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -107,6 +111,30 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
  * longer than omp's whole search. */
 #define MMP_AUTO_CPU_BLOCKS_PER_CORE 20
 
+/* An ancillary chunk of a file: metadata that the decoder carries, not
+ * decodes. `type` is four letters, the first lower-case (NUL-terminated
+ * here). The known types: */
+#define MMP_CHUNK_ICC "iccp"   /* an ICC colour profile, as it is */
+#define MMP_CHUNK_EXIF "exif"  /* EXIF: the TIFF-structured block (as PNG's eXIf) */
+#define MMP_CHUNK_XMP "xmpd"   /* an XMP packet (UTF-8) */
+#define MMP_CHUNK_TEXT "text"  /* keyword, NUL, language tag, NUL, translated keyword,
+                                * NUL, text: all UTF-8, as PNG's uncompressed iTXt */
+#define MMP_CHUNK_SRGB "srgb"  /* PNG's sRGB data: the rendering intent (1 byte) */
+#define MMP_CHUNK_GAMA "gama"  /* PNG's gAMA data (4 bytes) */
+#define MMP_CHUNK_CHRM "chrm"  /* PNG's cHRM data (32 bytes) */
+typedef struct mmp_chunk {
+    char type[5];
+    const uint8_t *data;
+    size_t len;
+} mmp_chunk;
+
+/* The largest side of a tile that mmp_settings' automatic tiling makes:
+ * 65536, so one tile for every image within the limits. The encoder codes
+ * tiles one after another, and on a GPU many small tiles take several
+ * times longer than one (docs/results.md, "Tiles"); tiles are asked for
+ * with tile_width and tile_height. */
+#define MMP_AUTO_TILE 65536
+
 /* Encoder settings; fill with mmp_default_settings() then change fields.
  * The strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
@@ -172,6 +200,15 @@ typedef struct mmp_settings {
                              * boundary after it is ready; N > 0 after exactly N steps
                              * (it is waited for there); 0: no head start, the engine
                              * searches every step. The same bytes in every case */
+    /* Tiles, each coded on its own (docs/format.md 2): sides that are multiples
+     * of 16 from 128 to 65536; 0 (default): tiles of equal size, at most
+     * MMP_AUTO_TILE a side (one tile for every image). */
+    int tile_width, tile_height;
+    /* Ancillary chunks written into the file as they are (colour profile,
+     * EXIF, XMP, text: MMP_CHUNK_*), at most 1024; the data is the caller's
+     * until mmp_encode returns. */
+    const mmp_chunk *chunks;
+    int nchunks;
     int verbose;            /* 1: figures of the engines at MMP_LOG_INFO (default 0) */
     mmp_log_fn log;         /* messages (default NULL: dropped) */
     void *log_opaque;
@@ -214,6 +251,7 @@ typedef struct mmp_enc_stats {
     long head_steps;         /* steps searched by a CPU engine before `engine`
                               * took over (mmp_settings.head_start), or 0 */
     int planes;              /* coded planes: grey or Y, Cb/Co, Cr/Cg, then alpha */
+    int tiles;               /* tiles of the file */
     double plane_psnr[4];    /* PSNR of each coded plane against the encoder's own
                               * planes of the input, at the plane's sample range */
 } mmp_enc_stats;
@@ -249,12 +287,14 @@ int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, siz
 int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_image *img,
                        char *errbuf, size_t errlen);
 
-/* Largest .mmp file the decoder accepts: the header and 2^32 payload bytes. */
+/* Largest .mmp file the decoder accepts: 4 GiB and 48 bytes, more than an
+ * image within MMP_MAX_PIXELS codes to. */
 #define MMP_MAX_FILE_BYTES ((1ULL << 32) + 48)
 
 /* The header fields of an .mmp file (docs/format.md section 2). */
 typedef struct mmp_file_info {
-    int version;             /* format version */
+    int version;             /* format version, major: 0, the draft of 1.0 */
+    int version_minor;       /* and minor */
     int planes;              /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     int log2_block;          /* 4: blocks of 16x16 */
     int log2_pmin;           /* 2: smallest prediction block side 4 */
@@ -263,7 +303,7 @@ typedef struct mmp_file_info {
     int dict_cap;            /* dictionary elements per scale */
     uint32_t redund_q4;      /* redundancy threshold in 1/16: redund_q4 / 16.0 */
     uint32_t lambda_q8;      /* the encoder's lambda in 1/256: lambda_q8 / 256.0 */
-    uint64_t payload_len;    /* bytes after the header */
+    uint64_t payload_len;    /* coded bytes: the tiles' data, summed */
     int order;               /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
     int transform;           /* MMP_TRANSFORM_* */
     int chroma;              /* MMP_CHROMA_* */
@@ -271,19 +311,41 @@ typedef struct mmp_file_info {
     int residual;            /* MMP_RESIDUAL_NONE (lossy), _AFTER_MMP or _ALONE */
     int max_error;           /* with a residual stage, the bound on every sample's error
                               * (0: lossless); -1 for lossy files */
-    uint32_t crc;            /* the CRC-32 the header stores (checked) */
+    uint32_t crc;            /* the CRC-32 of the HEAD chunk (each chunk's is checked) */
     int dct;                 /* 1: the planes may have the transform residual
                               * (docs/format.md 4.4) */
+    int tile_width, tile_height; /* the tiles' sides */
+    int tiles;               /* how many: columns x rows */
+    int chunks;              /* ancillary chunks (mmp_chunks lists them) */
 } mmp_file_info;
 
 /*
  * The header of a whole .mmp file held in buf[0..len), without decoding the
  * payload. The file is checked as mmp_decode checks it before decoding
- * (every header field, the payload's length, the CRC over the whole file),
- * with the same error code and reason. *info holds the fields on success,
+ * (the signature, every chunk's length, type, place and CRC, every HEAD
+ * field, the tile index), with the same error code and reason. *info holds the fields on success,
  * zeros on failure.
  */
 int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf, size_t errlen);
+
+/*
+ * The ancillary chunks of a whole .mmp file held in buf[0..len) (colour
+ * profile, EXIF, XMP, text, and types this library does not know), in file
+ * order: up to max of them into list, each pointing into buf. The file is
+ * checked as mmp_probe checks it. Returns how many there are, or a negative
+ * code with a one-line reason in errbuf.
+ */
+int mmp_chunks(const uint8_t *buf, size_t len, mmp_chunk *list, int max, char *errbuf,
+               size_t errlen);
+
+/*
+ * Decode the window [x, x + width) x [y, y + height) of a whole .mmp file:
+ * only the tiles it touches are decoded, and img receives exactly those
+ * samples of the whole image's decode. max_pixels as in mmp_decode_limited
+ * (it bounds the window). MMP_EINVAL for a window outside the image.
+ */
+int mmp_decode_region(const uint8_t *buf, size_t len, int x, int y, int width, int height,
+                      uint64_t max_pixels, mmp_image *img, char *errbuf, size_t errlen);
 
 /* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
 const char *mmp_engine_names(void);

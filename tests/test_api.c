@@ -495,7 +495,11 @@ static void test_probe_fields(void **state)
         mmp_file_info fi;
         memset(&fi, 0xa5, sizeof fi);
         assert_int_equal(mmp_probe(buf, len, &fi, why, sizeof why), 0);
-        assert_int_equal(fi.version, 8);
+        char version[32];
+        snprintf(version, sizeof version, "%d.%d", fi.version, fi.version_minor);
+        assert_string_equal(version, MMP_FORMAT_VERSION_STRING);
+        assert_int_equal(fi.tiles, 1);
+        assert_int_equal(fi.chunks, 0);
         assert_int_equal(fi.residual, MMP_RESIDUAL_NONE);
         assert_int_equal(fi.max_error, -1);
         assert_int_equal(fi.planes, 1);
@@ -508,13 +512,17 @@ static void test_probe_fields(void **state)
         assert_int_equal(fi.redund_q4, cases[i].redund_q4);
         assert_int_equal(fi.lambda_q8, cases[i].lambda_q8);
         assert_int_equal(fi.order, cases[i].order);
-        assert_true(len > 48);
-        assert_int_equal(fi.payload_len, len - 48);
+        /* One tile, no ancillary chunk: the signature (6 bytes), HEAD (12 +
+         * 38) and the TILE chunk's 12 bytes around the payload
+         * (docs/format.md 2). */
+        assert_true(len > 68);
+        assert_int_equal(fi.payload_len, len - 68);
+        assert_int_equal(fi.tile_width, 128);
+        assert_int_equal(fi.tile_height, 128);
         uLong crc = crc32(0L, Z_NULL, 0);
-        crc = crc32(crc, buf, 44);
-        crc = crc32(crc, buf + 48, (uInt)(len - 48));
+        crc = crc32(crc, buf + 10, 42);
         assert_int_equal(fi.crc, (uint32_t)crc);
-        assert_int_equal(fi.crc, le32(buf + 44));
+        assert_int_equal(fi.crc, le32(buf + 52));
         assert_int_equal(fi.dct, 1);
         free(buf);
     }
@@ -544,13 +552,13 @@ static void test_probe_errors(void **state)
         const char *reason;
     } cases[] = {
         {0, 0x01, 0, "not an MMP file"},
-        {30, 0, 1, "truncated header"},
+        {3, 0, 1, "truncated signature"},
+        {30, 0, 1, "truncated HEAD chunk"},
         {4, 0x07, 0, "unsupported format version"},
-        {16, 0xff, 0, "invalid maxval 0"},        /* maxval 255 -> 0 */
-        {17, 0x01, 0, "CRC mismatch"},            /* maxval 255 -> 511: valid, the CRC sees it */
-        {40, 0x03, 0, "unsupported order 2"}, /* wavefront (1) -> 2 */
-        {len - 1, 0x10, 0, "CRC mismatch"},       /* the payload */
-        {len - 1, 0, 1, "truncated payload"},
+        {26, 0xff, 0, "CRC mismatch in HEAD"}, /* maxval: the chunk's CRC sees it */
+        {32, 0x03, 0, "CRC mismatch in HEAD"}, /* order */
+        {70, 0x10, 0, "CRC mismatch in TILE"}, /* the payload */
+        {len - 1, 0, 1, "truncated TILE chunk"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy(b, good, len);

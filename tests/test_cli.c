@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "common/container.h"
 #include "common/error.h"
@@ -117,17 +118,21 @@ static void test_dec_bad_inputs(void **state)
     put_file("magic.mmp", b, good_len);
     expect_fail(1, "mmp-dec", "not an MMP file", NULL, "$DEC magic.mmp -o OUT.pgm");
 
-    const size_t cuts[] = {2, 20, MMP_HEADER_SIZE - 1, MMP_HEADER_SIZE, MMP_HEADER_SIZE + 1,
-                           (MMP_HEADER_SIZE + good_len) / 2, good_len - 1};
+    /* Inside the signature, HEAD, its CRC, TILE's header, the payload and
+     * TILE's CRC (util.h's MF_* offsets of a one-tile file). */
+    const size_t cuts[] = {2, MF_HEAD_DATA + 6, MF_HEAD_CRC + 1, MF_CHUNK2, MF_TILE_DATA - 1,
+                           MF_TILE_DATA, MF_TILE_DATA + 1, (MF_TILE_DATA + good_len) / 2,
+                           good_len - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         put_file("cut.mmp", good_mmp, cuts[i]);
         expect_fail(1, "mmp-dec", "truncated", NULL, "$DEC cut.mmp -o OUT.pgm");
         expect_fail(1, "mmp-dec", "truncated", NULL, "$DEC cut.mmp");
     }
 
-    /* A flipped bit in the informational lambda field and in the payload:
-     * only the CRC can tell; in the width: the range check does. */
-    const size_t flips[] = {29, MMP_HEADER_SIZE + 1, good_len - 1};
+    /* A flipped bit in the informational lambda field, in the payload and
+     * in TILE's CRC: only the CRCs can tell; in the width with HEAD's CRC
+     * made right again: the range check does. */
+    const size_t flips[] = {MF_LAMBDA_Q8 + 1, MF_TILE_DATA + 1, good_len - 1};
     for (size_t i = 0; i < sizeof flips / sizeof flips[0]; i++) {
         memcpy(b, good_mmp, good_len);
         b[flips[i]] ^= 0x04;
@@ -135,7 +140,8 @@ static void test_dec_bad_inputs(void **state)
         expect_fail(1, "mmp-dec", "CRC", NULL, "$DEC flip.mmp -o OUT.pgm");
     }
     memcpy(b, good_mmp, good_len);
-    b[10] ^= 0x01; /* width 40 -> 65576 */
+    b[MF_WIDTH + 2] ^= 0x01; /* width 40 -> 65576 */
+    fixup_container(b, good_len, 0);
     put_file("flipw.mmp", b, good_len);
     expect_fail(1, "mmp-dec", "width", NULL, "$DEC flipw.mmp -o OUT.pgm");
 
@@ -155,7 +161,8 @@ static void test_dec_bad_inputs(void **state)
 
 /* What mmp-dec --info must print for the file `name` of the working
  * directory, encoded with the given settings: the fields that follow from
- * the file's size and its CRC bytes (44..47, little-endian) come from it. */
+ * the file's size and HEAD's CRC (a file of one tile: util.h's MF_HEAD_CRC,
+ * little-endian) come from it. */
 static void info_text(char *buf, size_t n, const char *name, int maxval, int dict_cap,
                       const char *q4_and_threshold, const char *q8_and_lambda, const char *order)
 {
@@ -163,17 +170,16 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
     size_t len;
     wpath(p, sizeof p, name);
     uint8_t *d = slurp(p, &len);
-    if (!d || len <= MMP_HEADER_SIZE)
-        fail_msg("cannot read %s", name);
-    const unsigned long crc = (unsigned long)d[44] | (unsigned long)d[45] << 8 |
-                              (unsigned long)d[46] << 16 | (unsigned long)d[47] << 24;
+    if (!d || len <= MF_ONE_TILE || memcmp(d + MF_TILE_TYPE, "TILE", 4) != 0)
+        fail_msg("cannot read %s as a file of one tile", name);
+    const unsigned long crc = get32(d + MF_HEAD_CRC);
     free(d);
     snprintf(buf, n,
-             "version=8\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=0.9\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
-             "dct=on\ncrc=0x%08lx\n",
-             maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MMP_HEADER_SIZE, order,
+             "dct=on\ncrc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",
+             maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MF_ONE_TILE, order,
              crc);
 }
 
@@ -205,12 +211,18 @@ static void test_dec_info(void **state)
     const struct {
         size_t at;
         uint8_t xor_;
+        int fix_crc; /* HEAD's CRC made right again: the field's check */
         const char *needle;
-    } damage[] = {{0, 0x20, "not an MMP file"}, {16, 0xff, "invalid maxval 0"},
-                  {40, 0x03, "unsupported order 2"}, {29, 0x04, "CRC mismatch"}};
+    } damage[] = {{0, 0x20, 0, "not an MMP file"},
+                  {MF_MAXVAL, 0xff, 1, "invalid maxval 0"},
+                  {MF_ORDER, 0x03, 1, "unsupported order 2"},
+                  {MF_LAMBDA_Q8 + 1, 0x04, 0, "CRC mismatch in HEAD chunk"},
+                  {MF_TILE_DATA + 2, 0x10, 0, "CRC mismatch in TILE chunk"}};
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         memcpy(b, good_mmp, good_len);
         b[damage[i].at] ^= damage[i].xor_;
+        if (damage[i].fix_crc)
+            fixup_container(b, good_len, 0);
         put_file("bad.mmp", b, good_len);
         expect_fail(1, "mmp-dec", "bad.mmp: ", damage[i].needle, "$DEC --info bad.mmp");
         char line[sizeof cap_err];
@@ -218,8 +230,8 @@ static void test_dec_info(void **state)
         expect_fail(1, "mmp-dec", "bad.mmp: ", damage[i].needle, "$DEC bad.mmp -o OUT.pgm");
         assert_string_equal(line, cap_err);
     }
-    put_file("cut.mmp", good_mmp, 30);
-    expect_fail(1, "mmp-dec", "standard input: ", "truncated header",
+    put_file("cut.mmp", good_mmp, MF_HEAD_DATA + 16);
+    expect_fail(1, "mmp-dec", "standard input: ", "truncated HEAD chunk",
                 "$DEC --info - < cut.mmp");
     expect_fail(1, "mmp-dec", "nosuch.mmp", NULL, "$DEC --info nosuch.mmp");
     free(b);
@@ -841,6 +853,124 @@ static void test_output_mode(void **state)
     }
 }
 
+/* The path of `name` in the working directory (one at a time). */
+static const char *wpath_static(const char *name)
+{
+    static char p[2][512];
+    static int k;
+    k ^= 1;
+    wpath(p[k], sizeof p[k], name);
+    return p[k];
+}
+
+/* Appends a PNG chunk (length, type, data, CRC) at *at of b. */
+static void png_chunk(uint8_t *b, size_t *at, const char *type, const void *data, size_t n)
+{
+    uint8_t *p = b + *at;
+    p[0] = (uint8_t)(n >> 24), p[1] = (uint8_t)(n >> 16), p[2] = (uint8_t)(n >> 8);
+    p[3] = (uint8_t)n;
+    memcpy(p + 4, type, 4);
+    memcpy(p + 8, data, n);
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), p + 4, (uInt)(n + 4));
+    p[8 + n] = (uint8_t)(crc >> 24), p[9 + n] = (uint8_t)(crc >> 16);
+    p[10 + n] = (uint8_t)(crc >> 8), p[11 + n] = (uint8_t)crc;
+    *at += 12 + n;
+}
+
+/* The data of the first chunk `type` of PNG file b[0..n), or NULL. */
+static const uint8_t *png_find(const uint8_t *b, size_t n, const char *type, size_t *len)
+{
+    for (size_t at = 8; at + 12 <= n;) {
+        const size_t l = (size_t)b[at] << 24 | (size_t)b[at + 1] << 16 |
+                         (size_t)b[at + 2] << 8 | b[at + 3];
+        if (!memcmp(b + at + 4, type, 4)) {
+            *len = l;
+            return b + at + 8;
+        }
+        at += 12 + l;
+    }
+    return NULL;
+}
+
+/* A grey PNG with an EXIF block (orientation 6) and a Latin-1 text goes
+ * through mmp-enc and mmp-dec: --info lists both chunks, the PNG written
+ * back holds both byte for byte (the orientation kept, not applied: same
+ * size), a PGM output warns that it leaves them out, --strip stores none;
+ * --tile makes the tiles asked for, and --region decodes exactly that
+ * window of the whole decode. */
+static void test_metadata_tiles_region(void **state)
+{
+    (void)state;
+    need_bin();
+    enum { W = 300, H = 200 };
+    static const uint8_t exif[] = {'M', 'M', 0, '*', 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3,
+                                   0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0};
+    static const char text[] = "Title\0Caf\xe9";
+    uint8_t *raw = malloc((size_t)(W + 1) * H), *png = malloc(200000);
+    assert_non_null(raw);
+    assert_non_null(png);
+    for (int y = 0; y < H; y++) {
+        raw[(size_t)y * (W + 1)] = 0;
+        for (int x = 0; x < W; x++)
+            raw[(size_t)y * (W + 1) + 1 + (size_t)x] = (uint8_t)((x * 3 + y * 5 + (x * y) % 7) & 255);
+    }
+    uLongf zlen = 150000;
+    uint8_t *z = malloc(zlen);
+    assert_non_null(z);
+    assert_int_equal(compress(z, &zlen, raw, (uLong)(W + 1) * H), Z_OK);
+    size_t at = 8;
+    memcpy(png, "\x89PNG\r\n\x1a\n", 8);
+    const uint8_t ihdr[13] = {0, 0, W >> 8, W & 255, 0, 0, H >> 8, H & 255, 8, 0, 0, 0, 0};
+    png_chunk(png, &at, "IHDR", ihdr, 13);
+    png_chunk(png, &at, "eXIf", exif, sizeof exif);
+    png_chunk(png, &at, "tEXt", text, sizeof text - 1);
+    png_chunk(png, &at, "IDAT", z, zlen);
+    png_chunk(png, &at, "IEND", "", 0);
+    put_file("meta.png", png, at);
+    free(raw);
+    free(z);
+    free(png);
+
+    expect_ok("$ENC -q -l 30 --tile 128 meta.png m.mmp");
+    expect_ok("$DEC --info m.mmp");
+    assert_non_null(strstr(cap_out, "tile_width=128\ntile_height=128\ntiles=6\n"));
+    assert_non_null(strstr(cap_out, "chunks=2\nchunk_list=exif:26 text:"));
+    expect_ok("$DEC -q m.mmp -o back.png");
+    size_t n, len;
+    uint8_t *b = slurp(wpath_static("back.png"), &n);
+    assert_non_null(b);
+    const uint8_t *got = png_find(b, n, "eXIf", &len);
+    assert_non_null(got);
+    assert_int_equal(len, sizeof exif);
+    assert_memory_equal(got, exif, sizeof exif);
+    got = png_find(b, n, "tEXt", &len);
+    assert_non_null(got);
+    assert_int_equal(len, sizeof text - 1);
+    assert_memory_equal(got, text, sizeof text - 1);
+    got = png_find(b, n, "IHDR", &len);
+    assert_memory_equal(got, ihdr, 13);
+    free(b);
+    assert_int_equal(run("$DEC m.mmp -o back.pgm"), 0);
+    assert_non_null(strstr(cap_err, "left out of the PGM file"));
+    expect_ok("$ENC -q -l 30 --strip meta.png s.mmp");
+    expect_ok("$DEC --info s.mmp");
+    assert_non_null(strstr(cap_out, "chunks=0\n"));
+    assert_non_null(strstr(cap_out, "tiles=1\n"));
+    /* A window across four tiles: the same samples as the whole decode's. */
+    expect_ok("$DEC -q --region 100,90,57,77 m.mmp -o r.pgm");
+    expect_ok("pamcut -left 100 -top 90 -width 57 -height 77 back.pgm > cut.pgm");
+    uint8_t *r = slurp(wpath_static("r.pgm"), &n), *c = slurp(wpath_static("cut.pgm"), &len);
+    assert_non_null(r);
+    assert_non_null(c);
+    assert_int_equal(n, len);
+    assert_memory_equal(r, c, n);
+    free(r);
+    free(c);
+    expect_fail(1, "mmp-dec", "not inside", NULL, "$DEC -q --region 290,0,20,10 m.mmp -o x.pgm");
+    expect_fail(2, "mmp-dec", "invalid region", NULL, "$DEC --region 1,2,3 m.mmp -o x.pgm");
+    expect_fail(2, "mmp-enc", "invalid tile size", NULL, "$ENC --tile 100 meta.png x.mmp");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
@@ -861,6 +991,7 @@ int main(void)
         T(test_enc_recon_failure),
         T(test_stdout_write_error),
         T(test_output_mode),
+        T(test_metadata_tiles_region),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, cli_group_teardown);

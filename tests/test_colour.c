@@ -347,8 +347,8 @@ static void test_grey_unchanged(void **state)
     assert_int_equal(mmp_encode(&st, &img, &b, &lb, NULL, NULL, NULL, 0), 0);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, la);
-    assert_int_equal(a[5], 1);
-    assert_int_equal(a[41] | a[42] | a[43], 0);
+    assert_int_equal(a[MF_PLANES], 1);
+    assert_int_equal(a[MF_TRANSFORM] | a[MF_CHROMA] | a[MF_ALPHA], 0);
     free(a);
     free(b);
     mmp_image_free(&img);

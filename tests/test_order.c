@@ -113,7 +113,7 @@ static void encode_order(const mmp_image *img, int order, double lambda, uint8_t
     const int rc = mmp_encode(&s, img, buf, len, recon, NULL, err, sizeof err);
     if (rc)
         fail_msg("encode %dx%d (%s): %s", img->width, img->height, mmp_order_name(order), err);
-    assert_int_equal((*buf)[40], order);
+    assert_int_equal((*buf)[MF_ORDER], order);
 }
 
 static void assert_decodes(const uint8_t *buf, size_t len, const mmp_decode_check *chk,

@@ -11,6 +11,7 @@
 
 #include "mmp/cli/cli.h"
 #include "mmp/cli/dec_options.h"
+#include "mmp/cli/meta_chunks.h"
 #include "mmp/imageio/imagefile.h"
 #include "mmp/mmp.h"
 
@@ -70,13 +71,19 @@ static int print_info(const char *in_path)
         return MMP_EXIT_FAILURE;
     }
     e = mmp_probe(buf, len, &fi, err, sizeof err);
+    mmp_chunk chunks[64];
+    const int nchunks = e ? 0 : mmp_chunks(buf, len, chunks, 64, NULL, 0);
+    char list[64 * 24] = "";
+    for (int i = 0, at = 0; i < nchunks && i < 64; i++)
+        at += snprintf(list + at, sizeof list - (size_t)at, "%s%s:%zu", i ? " " : "",
+                       chunks[i].type, chunks[i].len);
     free(buf);
     if (e) {
         mmp_cli_error(prog, "%s: %s", strcmp(in_path, "-") ? in_path : "standard input", err);
         return MMP_EXIT_FAILURE;
     }
-    printf("version=%d\nplanes=%d\nlog2_block=%d\nlog2_pmin=%d\n", fi.version, fi.planes,
-           fi.log2_block, fi.log2_pmin);
+    printf("version=%d.%d\nplanes=%d\nlog2_block=%d\nlog2_pmin=%d\n", fi.version,
+           fi.version_minor, fi.planes, fi.log2_block, fi.log2_pmin);
     printf("width=%d\nheight=%d\nmaxval=%d\ndict_cap=%d\n", fi.width, fi.height, fi.maxval,
            fi.dict_cap);
     printf("redund_q4=%lu\n", (unsigned long)fi.redund_q4);
@@ -98,6 +105,12 @@ static int print_info(const char *in_path)
         printf("max_error=%d\n", fi.max_error);
     printf("dct=%s\n", fi.dct ? "on" : "off");
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
+    printf("tile_width=%d\ntile_height=%d\ntiles=%d\n", fi.tile_width, fi.tile_height,
+           fi.tiles);
+    /* The ancillary chunks: type:bytes each (the first 64). */
+    printf("chunks=%d\n", fi.chunks);
+    if (fi.chunks)
+        printf("chunk_list=%s\n", list);
     return mmp_cli_stdout_done(prog);
 }
 
@@ -123,6 +136,7 @@ typedef struct job {
     mmp_image img;
     mmp_image_out io;   /* img and the format of its file */
     mmp_cli_output out; /* the output file */
+    mmp_imageio_meta meta; /* the file's metadata, for the output */
 } job;
 
 /* Read the file and check its header: exit status, or 0. */
@@ -138,19 +152,35 @@ static int read_input(job *j)
     return e ? MMP_EXIT_FAILURE : 0;
 }
 
-/* The image as far as the header tells it: the output's name and format
- * are chosen from it before anything is decoded. */
-static mmp_image header_image(const mmp_file_info *fi)
+/* The image as far as the header (and --region) tells it: the output's
+ * name and format are chosen from it before anything is decoded. */
+static mmp_image header_image(const mmp_dec_options *o, const mmp_file_info *fi)
 {
-    return (mmp_image){
-        .width = fi->width, .height = fi->height, .maxval = fi->maxval, .channels = fi->planes};
+    return (mmp_image){.width = o->region_given ? o->region[2] : fi->width,
+                       .height = o->region_given ? o->region[3] : fi->height,
+                       .maxval = fi->maxval,
+                       .channels = fi->planes};
+}
+
+/* The file's metadata for the output (a format that holds none gets a
+ * warning when it is written). */
+static int take_meta(job *j)
+{
+    mmp_chunk chunks[1024];
+    const int n = mmp_chunks(j->buf, j->len, chunks, 1024, NULL, 0);
+    if (n > 0 && mmp_chunks_to_meta(chunks, n, &j->meta, NULL)) {
+        mmp_cli_error(prog, "out of memory");
+        return MMP_EXIT_FAILURE;
+    }
+    j->io.meta = &j->meta;
+    return 0;
 }
 
 /* Without -o, the name of the output once the image's kind is known, and
  * its check: exit status, or 0. */
 static int name_output(job *j)
 {
-    const mmp_image kind = header_image(&j->fi);
+    const mmp_image kind = header_image(j->o, &j->fi);
     j->derived = derive_name(j->o->in_path, mmp_imagefile_kind_format(&kind));
     if (!j->derived) {
         mmp_cli_error(prog, "out of memory");
@@ -168,21 +198,25 @@ static int name_output(job *j)
  * header; then the decode: exit status, or 0. */
 static int decode(job *j, double t0)
 {
-    const mmp_image kind = header_image(&j->fi);
+    const mmp_image kind = header_image(j->o, &j->fi);
     if (mmp_imagefile_format(j->out_path, &kind, &j->io.fmt, j->err, sizeof j->err)) {
         mmp_cli_error(prog, "%s: %s", strcmp(j->out_path, "-") ? j->out_path : "standard output",
                       j->err);
         return MMP_EXIT_FAILURE;
     }
-    const uint64_t pixels = (uint64_t)j->fi.width * (uint64_t)j->fi.height;
+    const uint64_t pixels = (uint64_t)kind.width * (uint64_t)kind.height;
     if (pixels > j->o->max_pixels) {
         mmp_cli_error(prog, "%s: image of %dx%d = %llu pixels exceeds --max-pixels %llu",
-                      j->in_name, j->fi.width, j->fi.height, (unsigned long long)pixels,
+                      j->in_name, kind.width, kind.height, (unsigned long long)pixels,
                       (unsigned long long)j->o->max_pixels);
         return MMP_EXIT_FAILURE;
     }
-    const int e = mmp_decode_limited(j->buf, j->len, j->o->max_pixels, &j->img, j->err,
-                                     sizeof j->err);
+    const int *r = j->o->region;
+    const int e = j->o->region_given
+                      ? mmp_decode_region(j->buf, j->len, r[0], r[1], r[2], r[3],
+                                          j->o->max_pixels, &j->img, j->err, sizeof j->err)
+                      : mmp_decode_limited(j->buf, j->len, j->o->max_pixels, &j->img, j->err,
+                                           sizeof j->err);
     j->secs = now_seconds() - t0;
     if (e)
         mmp_cli_error(prog, "%s: %s", j->in_name, j->err);
@@ -235,17 +269,23 @@ static int run(const mmp_dec_options *o)
     if (!status && j.derive)
         status = name_output(&j);
     if (!status)
+        status = take_meta(&j);
+    if (!status)
         status = decode(&j, t0);
     if (!status && mmp_cli_outputs_write(&j.out, 1, j.err, sizeof j.err)) {
         mmp_cli_error(prog, "%s", j.err);
         status = MMP_EXIT_FAILURE;
     }
+    if (!status && j.io.meta_warn[0] && !j.o->quiet)
+        fprintf(stderr, "%s: warning: %s: %s\n", prog,
+                strcmp(j.out_path, "-") ? j.out_path : "standard output", j.io.meta_warn);
     if (!status)
         report(&j);
     mmp_cli_outputs_free(&j.out, 1);
     free(j.buf);
     free(j.derived);
     mmp_image_free(&j.img);
+    mmp_imageio_meta_free(&j.meta);
     return status ? status : mmp_cli_stdout_done(prog);
 }
 

@@ -12,7 +12,7 @@
 
 static const char *const prog = MMP_DEC_PROG;
 
-enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL, OPT_MAX_PIXELS };
+enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL, OPT_MAX_PIXELS, OPT_REGION };
 
 static const char shortopts[] = ":o:fvqh";
 
@@ -21,6 +21,7 @@ const struct option mmp_dec_long_options[] = {{"output", required_argument, 0, '
                                               {"max-pixels", required_argument, 0, OPT_MAX_PIXELS},
                                               {"stats", no_argument, 0, OPT_STATS},
                                               {"info", no_argument, 0, OPT_INFO},
+                                              {"region", required_argument, 0, OPT_REGION},
                                               {"verbose", no_argument, 0, 'v'},
                                               {"quiet", no_argument, 0, 'q'},
                                               {"help", no_argument, 0, 'h'},
@@ -74,6 +75,9 @@ static int help_all(void)
            "                       before anything is allocated for it: 1 to %lld\n"
            "                       (default %lld, half of that: about 2.2 GB at most\n"
            "                       for a decode)\n"
+           "      --region X,Y,W,H decode only the W x H window at X,Y (pixels from the\n"
+           "                       top left): the tiles it touches, and exactly those\n"
+           "                       samples of the whole image's decode\n"
            "      --info           print the file's header fields on stdout, one\n"
            "                       name=value a line, and decode nothing (no -o, -f,\n"
            "                       --max-pixels, --stats); the file is checked as decoding\n"
@@ -125,11 +129,25 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
         case OPT_INFO:
             o->info = 1;
             break;
+        case OPT_REGION: {
+            char extra;
+            if (sscanf(optarg, "%d,%d,%d,%d%c", &o->region[0], &o->region[1], &o->region[2],
+                       &o->region[3], &extra) != 4 ||
+                o->region[0] < 0 || o->region[1] < 0 || o->region[2] < 1 || o->region[3] < 1) {
+                mmp_cli_error(prog, "invalid region '%s' (X,Y,W,H: X, Y from 0, W, H from 1)",
+                              optarg);
+                return MMP_EXIT_USAGE;
+            }
+            o->region_given = 1;
+            break;
+        }
         case 'v':
             o->verbose = 1;
+            o->quiet = 0;
             break;
         case 'q':
             o->verbose = 0;
+            o->quiet = 1;
             break;
         case 'h':
             return help();
@@ -150,10 +168,14 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
         mmp_cli_error(prog, "empty file name for %s", *o->in_path ? "-o" : "IN");
         return MMP_EXIT_USAGE;
     }
-    if (o->info && (o->out_path || o->stats || o->force || o->max_pixels_given)) {
+    if (o->info &&
+        (o->out_path || o->stats || o->force || o->max_pixels_given || o->region_given)) {
         mmp_cli_error(prog, "--info decodes nothing: it takes no %s",
-                      o->out_path ? "-o" : o->stats ? "--stats" : o->force ? "--force"
-                                                                 : "--max-pixels");
+                      o->out_path       ? "-o"
+                      : o->stats        ? "--stats"
+                      : o->force        ? "--force"
+                      : o->region_given ? "--region"
+                                        : "--max-pixels");
         return MMP_EXIT_USAGE;
     }
     if (!o->info && !o->out_path && strcmp(o->in_path, "-") != 0 &&

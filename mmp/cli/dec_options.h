@@ -20,8 +20,11 @@ typedef struct mmp_dec_options {
     uint64_t max_pixels;  /* --max-pixels (default MMP_CLI_DEFAULT_MAX_PIXELS) */
     int max_pixels_given; /* --max-pixels was given */
     int info;             /* --info: print the header fields, decode nothing */
+    int region_given;     /* --region X,Y,W,H: */
+    int region[4];        /*   the window to decode */
     int stats;            /* --stats */
     int verbose;          /* -v (a later -q turns it off) */
+    int quiet;            /* -q: no warnings (a later -v turns it off) */
 } mmp_dec_options;
 
 /*

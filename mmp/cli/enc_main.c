@@ -11,6 +11,7 @@
 
 #include "mmp/cli/cli.h"
 #include "mmp/cli/enc_options.h"
+#include "mmp/cli/meta_chunks.h"
 #include "mmp/cli/ratectl.h"
 #include "mmp/imageio/imagefile.h"
 #include "mmp/mmp.h"
@@ -139,6 +140,8 @@ typedef struct job {
     log_ctx lc;
     mmp_enc_stats stats;
     mmp_ratectl_result rc;
+    mmp_imageio_meta meta;  /* the input's metadata (none with --strip) */
+    mmp_chunk_set chunks;   /* as the file's ancillary chunks */
 } job;
 
 /* The outputs checked before anything is read: exit status, or 0. */
@@ -191,8 +194,9 @@ static int read_input(job *j)
     const char *in_path = j->o->in_path, *recon_path = j->o->recon_path;
     /* --max-pixels is checked on the file's header, before the samples
      * are allocated. */
-    const int e = mmp_imagefile_read_path_limited(in_path, j->o->max_pixels, &j->img, NULL,
-                                                  j->err, sizeof j->err);
+    const int e = mmp_imagefile_read_path_limited(in_path, j->o->max_pixels, &j->img,
+                                                  j->o->strip ? NULL : &j->meta, j->err,
+                                                  sizeof j->err);
     if (e) {
         /* The file named once: "cannot open X: ..." names it already. */
         const int budget = e == MMP_ELIMIT && strstr(j->err, "exceeds the limit of");
@@ -204,6 +208,13 @@ static int read_input(job *j)
         return MMP_EXIT_FAILURE;
     }
     warn_unused(j->o, &j->img);
+    if (mmp_meta_to_chunks(&j->meta, &j->chunks)) {
+        mmp_cli_error(prog, "out of memory");
+        return MMP_EXIT_FAILURE;
+    }
+    j->o->st.chunks = j->chunks.chunks;
+    j->o->st.nchunks = j->chunks.n;
+    j->rec_out.meta = &j->meta;
     /* The reconstruction has the input's kind and maxval: a --recon name
      * that cannot hold it fails before the encode, not after. */
     if (recon_path &&
@@ -318,6 +329,9 @@ static int run(mmp_enc_options *o)
             mmp_cli_error(prog, "%s", j.err);
             status = MMP_EXIT_FAILURE;
         } else {
+            if (j.rec_out.meta_warn[0] && !o->quiet)
+                fprintf(stderr, "%s: warning: --recon %s: %s\n", prog, o->recon_path,
+                        j.rec_out.meta_warn);
             report(&j);
         }
     }
@@ -325,6 +339,8 @@ static int run(mmp_enc_options *o)
     free(j.b.data);
     mmp_image_free(&j.img);
     mmp_image_free(&j.rec);
+    mmp_chunk_set_free(&j.chunks);
+    mmp_imageio_meta_free(&j.meta);
     return status ? status : mmp_cli_stdout_done(prog);
 }
 

@@ -38,7 +38,9 @@ enum {
     OPT_RESIDUAL,
     OPT_DCT,
     OPT_HEAD_START,
-    OPT_MAX_PIXELS
+    OPT_MAX_PIXELS,
+    OPT_TILE,
+    OPT_STRIP
 };
 
 static const char shortopts[] = ":l:e:t:d:vqh";
@@ -67,6 +69,8 @@ const struct option mmp_enc_long_options[] = {
     {"target-psnr", required_argument, 0, OPT_PSNR},
     {"max-bytes", required_argument, 0, OPT_BYTES},
     {"max-pixels", required_argument, 0, OPT_MAX_PIXELS},
+    {"tile", required_argument, 0, OPT_TILE},
+    {"strip", no_argument, 0, OPT_STRIP},
     {"cl-device", required_argument, 0, OPT_CLDEV},
     {"list-devices", no_argument, 0, OPT_LISTDEV},
     {"verbose", no_argument, 0, 'v'},
@@ -82,7 +86,8 @@ const struct option mmp_enc_long_options[] = {
 static int help(void)
 {
     printf("Usage: mmp-enc [options] IN OUT.mmp\n"
-           "Encode an image (PNG, PAM, PPM, PGM or PBM) with MMP. '-' is stdin or stdout.\n"
+           "Encode an image (PNG, JPEG, TIFF, PAM, PPM, PGM, PBM) with MMP. '-' is stdin\n"
+           "or stdout; the image's colour profile, EXIF, XMP and text are kept.\n"
            "\n"
            "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10); higher\n"
            "                       means fewer bits and lower quality\n"
@@ -118,8 +123,12 @@ static void help_all_rate(void)
            "bytes, not its name: PNG (grey, grey+alpha, RGB, RGBA, palette, 1 to 16\n"
            "bits, interlaced or not; a palette becomes 8-bit RGB, with alpha when tRNS\n"
            "gives transparency), PAM (GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA,\n"
-           "BLACKANDWHITE), PPM, PGM or PBM (plain or raw, 8 or 16 bits). Samples keep\n"
-           "their depth: maxval is the file's (2^bits - 1 for PNG).\n"
+           "BLACKANDWHITE), PPM, PGM or PBM (plain or raw, 8 or 16 bits), JPEG (grey or\n"
+           "RGB; not CMYK), TIFF (the first page: grey, RGB, RGBA, palette, 8 or 16\n"
+           "bits). Samples keep their depth: maxval is the file's (2^bits - 1 for PNG).\n"
+           "Its metadata (ICC profile, EXIF, XMP, PNG's sRGB, gAMA, cHRM and text) is\n"
+           "stored in the file as it is, unless --strip; an EXIF orientation is kept,\n"
+           "never applied.\n"
            "\n"
            "Rate and quality:\n"
            "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
@@ -190,6 +199,10 @@ static void help_all_search(void)
            "                       elements unless -d says; 4: as 3 with one mode. Any\n"
            "                       mmp-dec decodes every speed; every engine writes the\n"
            "                       same bytes at a speed\n"
+           "      --tile N|WxH     tiles, each coded on its own (decodable alone, decoded\n"
+           "                       in parallel): sides that are multiples of 16 from\n"
+           "                       128 to 65536; default: one tile\n"
+           "      --strip          store none of the input's metadata\n"
            "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d;\n"
            "                       %d at --speed 3 and 4)\n"
            "      --redundancy T   dictionary redundancy threshold: the mean squared\n"
@@ -332,6 +345,27 @@ static int invalid(int bad, const char *what, const char *arg, const char *range
     return MMP_EXIT_USAGE;
 }
 
+/* --tile N or WxH: sides that are multiples of 16 from 128 to 65536. */
+static int tile_side(const char *arg, long *v)
+{
+    return parse_long(arg, 128, 65536, v) || *v % 16;
+}
+
+static int parse_tile(const char *arg, mmp_settings *st)
+{
+    long w = 0, h = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *x = strchr(buf, 'x');
+    if (x)
+        *x = 0;
+    if (strlen(arg) >= sizeof buf || tile_side(buf, &w) || tile_side(x ? x + 1 : buf, &h))
+        return invalid(1, "tile size", arg, "N or WxH, multiples of 16 from 128 to 65536");
+    st->tile_width = (int)w;
+    st->tile_height = (int)h;
+    return 0;
+}
+
 /* -------------------------------------------------------------- options */
 
 /* The options of a number: 0, or a usage error (reported). */
@@ -349,10 +383,12 @@ static int parse_number(mmp_enc_options *o, int c, const char *arg)
         st->dict_cap = (int)v;
         return 0;
     case 't':
-        if (parse_long(arg, 0, 4096, &v))
-            return invalid(1, "thread count", arg, "0 to 4096");
+        if (parse_long(arg, 0, MMP_MAX_THREADS, &v))
+            return invalid(1, "thread count", arg, "0 to 1024");
         st->threads = (int)v;
         return 0;
+    case OPT_TILE:
+        return parse_tile(arg, st);
     case OPT_SPEED:
         if (parse_long(arg, 0, MMP_MAX_SPEED, &v)) {
             mmp_cli_error(prog, "invalid speed '%s' (0 to %d)", arg, MMP_MAX_SPEED);
@@ -540,6 +576,9 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
         case OPT_MAX_PIXELS:
             if (mmp_cli_parse_max_pixels(prog, optarg, &o->max_pixels))
                 return MMP_EXIT_USAGE;
+            break;
+        case OPT_STRIP:
+            o->strip = 1;
             break;
         case OPT_STATS:
             o->stats = 1;

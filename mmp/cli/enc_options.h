@@ -21,6 +21,7 @@ typedef struct mmp_enc_options {
     const char *recon_path; /* --recon FILE, or NULL */
     uint64_t max_pixels;    /* --max-pixels (default MMP_CLI_DEFAULT_MAX_PIXELS) */
     int stats;              /* --stats */
+    int strip;              /* --strip: the input's metadata is not stored */
     int quiet;              /* -q */
     int list_devices;       /* --list-devices: list them and exit; IN and OUT are not
                              * checked then */

@@ -24,7 +24,7 @@
 #include "mmp/common/refine.h"
 #include "mmp/common/syntax.h"
 
-_Static_assert(MMP_MAX_FILE_BYTES == MMP_MAX_PAYLOAD + MMP_HEADER_SIZE,
+_Static_assert(MMP_MAX_FILE_BYTES >= MMP_MAX_CHUNK,
                "mmp.h's file size limit is the container's");
 
 /*
@@ -270,30 +270,23 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
     return err;
 }
 
-/* The decoder: the header checked (and its pixels against max_pixels,
- * 0 for no limit below MMP_MAX_PIXELS) before anything is allocated. */
-static int decode(const uint8_t *buf, size_t len, mmp_image *img, const mmp_decode_check *chk,
-                  uint64_t max_pixels, char *errbuf, size_t errlen)
+/* Tile t of a file into its own image: its planes decoded from its
+ * payload, as a whole image of its size with the header's parameters. */
+static int decode_tile(const mmp_header *whole, const uint8_t *buf, const mmp_tile *t,
+                       mmp_image *img, const mmp_decode_check *chk)
 {
-    memset(img, 0, sizeof(*img));
-    mmp_header hdr;
-    int err = mmp_header_parse(buf, len, &hdr, errbuf, errlen);
-    if (err)
-        return err;
-    if (max_pixels && (uint64_t)hdr.width * hdr.height > max_pixels)
-        return mmp_error(errbuf, errlen, MMP_ELIMIT,
-                         "image of %ux%u = %llu pixels exceeds the limit of %llu pixels",
-                         (unsigned)hdr.width, (unsigned)hdr.height,
-                         (unsigned long long)hdr.width * hdr.height,
-                         (unsigned long long)max_pixels);
+    mmp_header hdr = *whole;
+    hdr.width = t->w;
+    hdr.height = t->h;
     mmp_layout l;
     mmp_layout_of(&hdr, &l);
+    int err = 0;
     uint16_t *planes[MMP_MAX_PLANES] = {NULL};
     for (int p = 0; p < l.nplanes && !err; p++)
         if (!(planes[p] = malloc(sizeof(uint16_t) * (size_t)l.w[p] * l.h[p])))
             err = MMP_ENOMEM;
     mmp_rc_dec rc;
-    mmp_rc_dec_init(&rc, buf + MMP_HEADER_SIZE, (size_t)hdr.payload_len);
+    mmp_rc_dec_init(&rc, buf + t->offset, (size_t)t->len);
     for (int p = 0; p < l.nplanes && !err; p++) {
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
@@ -306,8 +299,114 @@ static int decode(const uint8_t *buf, size_t len, mmp_image *img, const mmp_deco
         mmp_image_from_planes(&l, (const uint16_t *const *)planes, img);
     for (int p = 0; p < MMP_MAX_PLANES; p++)
         free(planes[p]);
+    return err;
+}
+
+/* The decoder: the container checked (and the window's pixels against
+ * max_pixels, 0 for no limit below MMP_MAX_PIXELS) before anything is
+ * allocated for decoding; then each tile the window [x, x + w) x [y, y + h)
+ * touches (a negative w: the whole image), into its place. */
+static int decode(const uint8_t *buf, size_t len, int x, int y, int w, int h, mmp_image *img,
+                  const mmp_decode_check *chk, uint64_t max_pixels, char *errbuf,
+                  size_t errlen)
+{
+    memset(img, 0, sizeof(*img));
+    mmp_container c;
+    int err = mmp_container_parse(buf, len, &c, errbuf, errlen);
+    if (err)
+        return err;
+    const mmp_header *hdr = &c.h;
+    if (w < 0) {
+        x = y = 0;
+        w = (int)hdr->width;
+        h = (int)hdr->height;
+    } else if (x < 0 || y < 0 || w < 1 || h < 1 || (uint64_t)x + (uint64_t)w > hdr->width ||
+               (uint64_t)y + (uint64_t)h > hdr->height) {
+        err = mmp_error(errbuf, errlen, MMP_EINVAL,
+                        "region %dx%d at %d,%d is not inside the %ux%u image", w, h, x, y,
+                        (unsigned)hdr->width, (unsigned)hdr->height);
+        mmp_container_free(&c);
+        return err;
+    }
+    if (max_pixels && (uint64_t)w * (uint64_t)h > max_pixels) {
+        err = mmp_error(errbuf, errlen, MMP_ELIMIT,
+                        "image of %dx%d = %llu pixels exceeds the limit of %llu pixels", w, h,
+                        (unsigned long long)w * (unsigned long long)h,
+                        (unsigned long long)max_pixels);
+        mmp_container_free(&c);
+        return err;
+    }
+    const int ch = (int)hdr->planes;
+    err = mmp_image_alloc_channels(img, w, h, ch, (int)hdr->maxval);
+    /* The tiles the window touches. */
+    uint32_t *need = err ? NULL : malloc(sizeof *need * c.ntiles);
+    int nneed = 0;
+    if (!err && !need)
+        err = MMP_ENOMEM;
+    for (uint32_t i = 0; i < c.ntiles && !err; i++) {
+        const mmp_tile *t = &c.tiles[i];
+        if ((int)t->x < x + w && (int)(t->x + t->w) > x && (int)t->y < y + h &&
+            (int)(t->y + t->h) > y)
+            need[nneed++] = i;
+    }
+    /* Tiles are independent: several decode at once, each into its own part
+     * of the image, each on one thread (inside the region, the decoder
+     * starts no threads of its own). After a failure no further tile
+     * starts; the failing tile reported is the first in file order of
+     * those that failed. */
+    int tile_err = 0;
+    uint32_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (nneed > 1 && !omp_in_parallel())
+#endif
+    for (int k = 0; k < nneed; k++) {
+        /* After a failure the tiles left are not decoded: the file is
+         * refused whatever they hold. */
+        int failed;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+        failed = tile_err;
+        if (failed)
+            continue;
+        const mmp_tile *t = &c.tiles[need[k]];
+        const int x0 = (int)t->x > x ? (int)t->x : x, y0 = (int)t->y > y ? (int)t->y : y;
+        const int x1 = (int)(t->x + t->w) < x + w ? (int)(t->x + t->w) : x + w;
+        const int y1 = (int)(t->y + t->h) < y + h ? (int)(t->y + t->h) : y + h;
+        mmp_image part;
+        const int terr = decode_tile(hdr, buf, t, &part, chk);
+        if (terr) {
+#ifdef _OPENMP
+#pragma omp critical(mmp_decode_tile_error)
+#endif
+            if (!tile_err || need[k] < bad) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                tile_err = terr;
+                bad = need[k];
+            }
+            continue;
+        }
+        for (int yy = y0; yy < y1; yy++)
+            memcpy(img->pix + ((size_t)(yy - y) * (size_t)w + (size_t)(x0 - x)) * (size_t)ch,
+                   part.pix + ((size_t)(yy - (int)t->y) * t->w + (size_t)(x0 - (int)t->x)) *
+                                  (size_t)ch,
+                   sizeof(uint16_t) * (size_t)(x1 - x0) * (size_t)ch);
+        mmp_image_free(&part);
+    }
+    free(need);
+    if (!err)
+        err = tile_err;
+    const uint32_t ntiles = c.ntiles;
+    mmp_container_free(&c);
+    if (err)
+        mmp_image_free(img);
     if (err == MMP_ENOMEM)
         return mmp_error(errbuf, errlen, err, "out of memory");
+    if (err && ntiles > 1)
+        return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes (tile %u)",
+                         bad);
     if (err)
         return mmp_error(errbuf, errlen, err, "corrupt payload: more symbols than bytes");
     return 0;
@@ -316,7 +415,7 @@ static int decode(const uint8_t *buf, size_t len, mmp_image *img, const mmp_deco
 int mmp_decode_checked(const uint8_t *buf, size_t len, mmp_image *img,
                        const mmp_decode_check *chk, char *errbuf, size_t errlen)
 {
-    return decode(buf, len, img, chk, 0, errbuf, errlen);
+    return decode(buf, len, 0, 0, -1, -1, img, chk, 0, errbuf, errlen);
 }
 
 int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_image *img,
@@ -324,7 +423,19 @@ int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_
 {
     if (!img)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no image to decode into");
-    return decode(buf, len, img, NULL, max_pixels, errbuf, errlen);
+    return decode(buf, len, 0, 0, -1, -1, img, NULL, max_pixels, errbuf, errlen);
+}
+
+int mmp_decode_region(const uint8_t *buf, size_t len, int x, int y, int width, int height,
+                      uint64_t max_pixels, mmp_image *img, char *errbuf, size_t errlen)
+{
+    if (!img)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no image to decode into");
+    if (width < 1 || height < 1) {
+        memset(img, 0, sizeof *img);
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "empty region %dx%d", width, height);
+    }
+    return decode(buf, len, x, y, width, height, img, NULL, max_pixels, errbuf, errlen);
 }
 
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen)

@@ -33,13 +33,16 @@
 /* One encode: what its planes and steps share. */
 typedef struct encoder {
     const mmp_settings *st;
-    const mmp_image *img;
+    const mmp_image *img;       /* the tile being coded */
+    const mmp_image *img_whole; /* the image */
     mmp_logger log;
     mmp_header hdr;
     mmp_layout lay;
     uint16_t *in[MMP_MAX_PLANES];   /* the planes of the input */
     uint16_t *out[MMP_MAX_PLANES];  /* their reconstructions */
-    double psnr[MMP_MAX_PLANES];
+    uint64_t ssd[MMP_MAX_PLANES];      /* squared errors of each plane, every tile's */
+    uint64_t nsamples[MMP_MAX_PLANES];
+    int recon_err;
     /* The MMP plane being coded. */
     mmp_codec c;
     mmp_order order;
@@ -98,6 +101,25 @@ static int check_input(const mmp_settings *st, const mmp_image *img, char *errbu
                          st->restoration);
     if (st->dct != 0 && st->dct != 1)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "dct must be 0 or 1, not %d", st->dct);
+    if (st->tile_width < 0 || st->tile_height < 0 ||
+        (st->tile_width && (st->tile_width % 16 || st->tile_width < MMP_MIN_TILE ||
+                            st->tile_width > MMP_MAX_TILE)) ||
+        (st->tile_height && (st->tile_height % 16 || st->tile_height < MMP_MIN_TILE ||
+                             st->tile_height > MMP_MAX_TILE)))
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "tile sides must be 0 (auto) or multiples of 16 from %d to %d",
+                         MMP_MIN_TILE, MMP_MAX_TILE);
+    if (st->nchunks < 0 || st->nchunks > MMP_MAX_EXTRA_CHUNKS || (st->nchunks && !st->chunks))
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "chunks: at most %d, and a list for them",
+                         MMP_MAX_EXTRA_CHUNKS);
+    for (int i = 0; i < st->nchunks; i++)
+        if (!mmp_chunk_type_valid(st->chunks[i].type) ||
+            !mmp_chunk_ancillary(st->chunks[i].type) ||
+            (uint64_t)st->chunks[i].len > MMP_MAX_CHUNK ||
+            (!st->chunks[i].data && st->chunks[i].len))
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "chunk %d: an ancillary type is four letters, the first "
+                             "lower-case, with data of at most 4 GiB", i);
     if (st->head_start < -1)
         return mmp_error(errbuf, errlen, MMP_EINVAL,
                          "head start must be -1 (auto), 0 (off) or a number of steps, not %d",
@@ -187,6 +209,17 @@ static uint32_t scaled_redund_q4(uint32_t lambda_q8, int maxval)
 }
 
 /* Everything the decoder needs to mirror the encoder. */
+/* A tile side: the one given, else (0) the side of equal tiles, a multiple
+ * of 16, of at most MMP_AUTO_TILE that cover `size` (one tile up to it). */
+static uint32_t tile_side(int given, int size)
+{
+    if (given)
+        return (uint32_t)given;
+    const int n = (size + MMP_AUTO_TILE - 1) / MMP_AUTO_TILE;
+    const int side = ((size + n - 1) / n + 15) / 16 * 16;
+    return (uint32_t)(side < MMP_MIN_TILE ? MMP_MIN_TILE : side);
+}
+
 static void build_header(encoder *e)
 {
     const mmp_settings *st = e->st;
@@ -224,6 +257,8 @@ static void build_header(encoder *e)
     e->hdr.transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     e->hdr.chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     e->hdr.alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;
+    e->hdr.tile_w = tile_side(st->tile_width, e->img->width);
+    e->hdr.tile_h = tile_side(st->tile_height, e->img->height);
     mmp_layout_of(&e->hdr, &e->lay);
 }
 
@@ -243,11 +278,19 @@ static int make_planes(encoder *e)
         e->out[p] = malloc(n * sizeof(uint16_t));
         if (!e->in[p] || !e->out[p])
             return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
-        if (!is_exact_alpha(l, p) && e->hdr.residual != MMP_RESIDUAL_ALONE)
-            e->blocks_total += (long)((l->w[p] + MMP_B - 1) / MMP_B) * ((l->h[p] + MMP_B - 1) / MMP_B);
     }
     mmp_planes_from_image(l, e->img, e->in);
     return 0;
+}
+
+/* The blocks the search visits in an image of layout l (every MMP plane's). */
+static long layout_blocks(const mmp_header *h, const mmp_layout *l)
+{
+    long n = 0;
+    for (int p = 0; p < l->nplanes; p++)
+        if (!is_exact_alpha(l, p) && h->residual != MMP_RESIDUAL_ALONE)
+            n += (long)((l->w[p] + MMP_B - 1) / MMP_B) * ((l->h[p] + MMP_B - 1) / MMP_B);
+    return n;
 }
 
 /* The padded original of plane p: edge replication to a multiple of the
@@ -636,31 +679,50 @@ static int encode_planes(encoder *e)
         } else if ((err = encode_plane(e, p))) {
             return err;
         }
-        const size_t n = (size_t)l->w[p] * l->h[p];
-        e->psnr[p] = mmp_psnr_of_ssd(mmp_ssd(e->in[p], e->out[p], n), n, l->maxv[p]);
     }
     return 0;
 }
 
-/* The whole file: header, CRC and payload. */
-static int finish_file(encoder *e, uint8_t **out, size_t *outlen)
+/* The payload of the tile just coded: the range coder's bytes, handed over
+ * to *out (free() them). */
+static int finish_tile(encoder *e, uint8_t **out, size_t *outlen)
 {
     if (mmp_rc_enc_finish(&e->rc))
         return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
-    e->hdr.payload_len = e->rc.len;
-    const int err = mmp_container_build(&e->hdr, e->rc.buf, e->rc.len, out, outlen);
-    return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
+    *out = e->rc.buf;
+    *outlen = e->rc.len;
+    e->rc.buf = NULL;
+    e->rc.len = 0;
+    return 0;
 }
 
-/* The reconstruction: what the decoder makes of the planes. */
-static int copy_recon(encoder *e, mmp_image *recon)
+/* The tile's reconstruction into its place in recon (the image's). */
+static void paste_recon(encoder *e, const mmp_tile *t, mmp_image *recon)
 {
     const mmp_layout *l = &e->lay;
-    const int err = mmp_image_alloc_channels(recon, l->width, l->height, l->nplanes, l->maxval);
-    if (err)
-        return mmp_error(e->errbuf, e->errlen, err, "out of memory");
-    mmp_image_from_planes(l, (const uint16_t *const *)e->out, recon);
-    return 0;
+    const int ch = l->nplanes;
+    mmp_image tile = {.width = (int)t->w, .height = (int)t->h, .maxval = l->maxval,
+                      .channels = ch};
+    tile.pix = malloc(sizeof(uint16_t) * (size_t)t->w * t->h * (size_t)ch);
+    if (!tile.pix) {
+        e->recon_err = MMP_ENOMEM;
+        return;
+    }
+    mmp_image_from_planes(l, (const uint16_t *const *)e->out, &tile);
+    for (uint32_t y = 0; y < t->h; y++)
+        memcpy(recon->pix + ((size_t)(t->y + y) * recon->width + t->x) * (size_t)ch,
+               tile.pix + (size_t)y * t->w * (size_t)ch, sizeof(uint16_t) * t->w * (size_t)ch);
+    free(tile.pix);
+}
+
+/* The planes of one tile, freed for the next. */
+static void free_planes(encoder *e)
+{
+    for (int p = 0; p < MMP_MAX_PLANES; p++) {
+        free(e->in[p]);
+        free(e->out[p]);
+        e->in[p] = e->out[p] = NULL;
+    }
 }
 
 static void tear_down(encoder *e)
@@ -668,10 +730,64 @@ static void tear_down(encoder *e)
     tear_down_plane(e);
     mmp_engines_stop(&e->engines);
     mmp_rc_enc_free(&e->rc);
-    for (int p = 0; p < MMP_MAX_PLANES; p++) {
-        free(e->in[p]);
-        free(e->out[p]);
+    free_planes(e);
+}
+
+/* Samples [x, x + w) x [y, y + h) of img as an image of their own. */
+static int crop(const mmp_image *img, const mmp_tile *t, mmp_image *out)
+{
+    const int ch = mmp_image_channels(img);
+    const int err = mmp_image_alloc_channels(out, (int)t->w, (int)t->h, ch, img->maxval);
+    if (err)
+        return err;
+    for (uint32_t y = 0; y < t->h; y++)
+        memcpy(out->pix + (size_t)y * t->w * (size_t)ch,
+               img->pix + ((size_t)(t->y + y) * img->width + t->x) * (size_t)ch,
+               sizeof(uint16_t) * t->w * (size_t)ch);
+    return 0;
+}
+
+/*
+ * Tile i of the image: cropped (unless it is the whole image), coded as an
+ * image of its own with the header's parameters, its payload into
+ * *payload, its reconstruction into recon, its planes' squared errors
+ * added up.
+ */
+static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t **payload,
+                       size_t *plen, mmp_image *recon)
+{
+    mmp_tile t;
+    mmp_tile_rect(whole, i, &t);
+    const mmp_image *img = e->img_whole;
+    mmp_image part = {0};
+    if (t.w != (uint32_t)img->width || t.h != (uint32_t)img->height) {
+        if (crop(img, &t, &part))
+            return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
+        img = &part;
     }
+    e->img = img;
+    e->hdr = *whole;
+    e->hdr.width = t.w;
+    e->hdr.height = t.h;
+    mmp_layout_of(&e->hdr, &e->lay);
+    mmp_rc_enc_init(&e->rc);
+    int err = make_planes(e);
+    if (!err)
+        err = encode_planes(e);
+    if (!err)
+        err = finish_tile(e, payload, plen);
+    for (int p = 0; !err && p < e->lay.nplanes; p++) {
+        const size_t n = (size_t)e->lay.w[p] * e->lay.h[p];
+        e->ssd[p] += mmp_ssd(e->in[p], e->out[p], n);
+        e->nsamples[p] += n;
+    }
+    if (!err && recon)
+        paste_recon(e, &t, recon);
+    mmp_rc_enc_free(&e->rc);
+    free_planes(e);
+    mmp_image_free(&part);
+    e->img = e->img_whole;
+    return err;
 }
 
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
@@ -687,24 +803,56 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     int err = check_input(st, img, errbuf, errlen);
     if (err)
         return err;
-    encoder e = {.st = st, .img = img, .log = {st->log, st->log_opaque}, .errbuf = errbuf,
-                 .errlen = errlen};
+    encoder e = {.st = st, .img = img, .img_whole = img, .log = {st->log, st->log_opaque},
+                 .errbuf = errbuf, .errlen = errlen};
     mmp_rc_enc_init(&e.rc);
     build_header(&e);
-    err = make_planes(&e);
+    const mmp_header whole = e.hdr;
+    const mmp_layout whole_lay = e.lay;
+    uint32_t cols, rows;
+    mmp_tile_grid(&whole, &cols, &rows);
+    const uint32_t ntiles = cols * rows;
+    for (uint32_t i = 0; i < ntiles; i++) {
+        mmp_tile t;
+        mmp_tile_rect(&whole, i, &t);
+        mmp_header th = whole;
+        th.width = t.w;
+        th.height = t.h;
+        mmp_layout tl;
+        mmp_layout_of(&th, &tl);
+        e.blocks_total += layout_blocks(&th, &tl);
+    }
+    uint8_t **payload = calloc(ntiles, sizeof *payload);
+    size_t *plen = calloc(ntiles, sizeof *plen);
+    if (!payload || !plen)
+        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
+    if (!err && recon &&
+        (err = mmp_image_alloc_channels(recon, img->width, img->height, whole_lay.nplanes,
+                                        img->maxval)))
+        err = mmp_error(errbuf, errlen, err, "out of memory");
     if (!err)
         err = start_engine(&e);
-    if (!err)
-        err = encode_planes(&e);
+    for (uint32_t i = 0; i < ntiles && !err; i++)
+        err = encode_tile(&e, &whole, i, &payload[i], &plen[i], recon);
+    if (!err && e.recon_err)
+        err = mmp_error(errbuf, errlen, e.recon_err, "out of memory");
     if (!err)
         err = mmp_engines_finish(&e.engines, errbuf, errlen);
-    if (!err)
-        err = finish_file(&e, out, outlen);
-    if (!err && recon && (err = copy_recon(&e, recon))) {
-        free(*out);
-        *out = NULL;
-        *outlen = 0;
+    if (!err) {
+        mmp_extra_in extra[MMP_MAX_EXTRA_CHUNKS];
+        for (int k = 0; k < st->nchunks; k++) {
+            memcpy(extra[k].type, st->chunks[k].type, 4);
+            extra[k].data = st->chunks[k].data;
+            extra[k].len = st->chunks[k].len;
+        }
+        const int werr = mmp_container_write(&whole, (const uint8_t *const *)payload, plen,
+                                             ntiles, extra, (uint32_t)st->nchunks, out, outlen);
+        if (werr)
+            err = mmp_error(errbuf, errlen, werr,
+                            werr == MMP_ENOMEM ? "out of memory" : "a tile over 4 GiB");
     }
+    if (err && recon)
+        mmp_image_free(recon);
     if (!err && stats) {
         memset(stats, 0, sizeof *stats);
         stats->blocks = (uint64_t)e.blocks_done;
@@ -713,10 +861,15 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         stats->code_seconds = e.code_s;
         stats->engine = e.engines.eng->name;
         stats->head_steps = e.engines.head_steps;
-        stats->planes = e.lay.nplanes;
-        for (int p = 0; p < e.lay.nplanes; p++)
-            stats->plane_psnr[p] = e.psnr[p];
+        stats->planes = whole_lay.nplanes;
+        stats->tiles = (int)ntiles;
+        for (int p = 0; p < whole_lay.nplanes; p++)
+            stats->plane_psnr[p] = mmp_psnr_of_ssd(e.ssd[p], e.nsamples[p], whole_lay.maxv[p]);
     }
+    for (uint32_t i = 0; payload && i < ntiles; i++)
+        free(payload[i]);
+    free(payload);
+    free(plen);
     tear_down(&e);
     if (!err && stats)
         stats->seconds = mmp_now_seconds() - t0;

@@ -4,11 +4,14 @@
  *
  *  - check_error_text: a failure is a negative MMP_E* code with a one-line
  *    reason;
- *  - fuzz_fix_container: set payload_len to the real payload size and
- *    recompute the CRC, so that mutated files get past the container check;
- *  - fuzz_decode_checked: mmp_decode with the header check's verdict and the
- *    image's consistency checked, run past the header only for files that
- *    announce a small enough image and dictionary;
+ *  - fuzz_fix_container: mend the chunks' lengths (the last tile takes what
+ *    follows it), the tile index and every CRC, so that mutated files get
+ *    past the container checks;
+ *  - fuzz_decode_checked: mmp_decode with the container check's verdict (the
+ *    probe's, the chunk list's, the header parse's) and the image's
+ *    consistency checked, and a window of a decoded file decoded on its own
+ *    (mmp_decode_region) against the whole; run past the container only for
+ *    files that announce a small enough image and dictionary;
  *  - fuzz_make_image and fuzz_settings: a tiny image and encoder settings
  *    built from the input bytes (the layout is in fuzz_roundtrip.c);
  *  - fuzz_fast_image: the fast targets' sizes and channels, bounded by the
@@ -65,14 +68,80 @@ static inline void fuzz_put_le(uint8_t *p, uint64_t v, int bytes)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Make buf[0..len) (len >= MMP_HEADER_SIZE) a container with the right
- * payload_len and CRC; the other header fields are left as they are. */
+/* The .mmp layout (docs/format.md section 2; tests/util.h names the same
+ * offsets MF_*): the signature, HEAD (the first chunk, so at a fixed
+ * place), then the other chunks. */
+#define FUZZ_HEAD_DATA (MMP_SIGNATURE_SIZE + 8)
+#define FUZZ_HEAD_CRC (FUZZ_HEAD_DATA + MMP_HEAD_SIZE)
+#define FUZZ_CHUNK2 (FUZZ_HEAD_CRC + 4)
+/* HEAD's fields, offsets in its data. */
+enum {
+    FUZZ_H_PLANES = 0, FUZZ_H_LOG2_BLOCK = 1, FUZZ_H_LOG2_PMIN = 2, FUZZ_H_RESIDUAL = 3,
+    FUZZ_H_WIDTH = 4, FUZZ_H_HEIGHT = 8, FUZZ_H_MAXVAL = 12, FUZZ_H_MAX_ERROR = 14,
+    FUZZ_H_DICT_CAP = 16, FUZZ_H_ORDER = 18, FUZZ_H_TRANSFORM = 19, FUZZ_H_CHROMA = 20,
+    FUZZ_H_ALPHA = 21, FUZZ_H_TOOLS = 22, FUZZ_H_REDUND_Q4 = 26, FUZZ_H_LAMBDA_Q8 = 30,
+    FUZZ_H_TILE_W16 = 34, FUZZ_H_TILE_H16 = 36
+};
+
+/* The tiles of HEAD's grid from its raw fields (valid or not; 0 when a
+ * tile side is 0 or HEAD is not there). */
+static inline uint64_t fuzz_grid_tiles(const uint8_t *buf, size_t len)
+{
+    if (len < FUZZ_HEAD_CRC)
+        return 0;
+    const uint8_t *d = buf + FUZZ_HEAD_DATA;
+    const uint64_t w = fuzz_get_le(d + FUZZ_H_WIDTH, 4), h = fuzz_get_le(d + FUZZ_H_HEIGHT, 4);
+    const uint64_t tw = 16 * fuzz_get_le(d + FUZZ_H_TILE_W16, 2);
+    const uint64_t th = 16 * fuzz_get_le(d + FUZZ_H_TILE_H16, 2);
+    return tw && th ? (w + tw - 1) / tw * ((h + th - 1) / th) : 0;
+}
+
+/*
+ * Make buf[0..len) a container whose chunks fit, in place: walking the
+ * chunks after the signature, a chunk whose length runs past the end ends
+ * at it, and so does the last tile of HEAD's grid (the bytes after it, if
+ * any, become its data); the tile index (the first TIDX chunk) lists the
+ * TILE chunks that follow it, as many as it has room for; every chunk's
+ * CRC is recomputed. The types, HEAD's fields and the index's count are
+ * left as they are. A file shorter than the signature and a chunk header
+ * is left alone.
+ */
 static inline void fuzz_fix_container(uint8_t *buf, size_t len)
 {
-    uint64_t plen = len - MMP_HEADER_SIZE;
-    fuzz_put_le(buf + 32, plen, 8);
-    uint32_t crc = mmp_container_crc(buf, MMP_HEADER_CRC_OFFSET, buf + MMP_HEADER_SIZE, plen);
-    fuzz_put_le(buf + MMP_HEADER_CRC_OFFSET, crc, 4);
+    if (len < MMP_SIGNATURE_SIZE + MMP_CHUNK_OVERHEAD)
+        return;
+    const uint64_t ntiles = fuzz_grid_tiles(buf, len);
+    uint64_t tiles = 0;
+    size_t tidx = 0, end = MMP_SIGNATURE_SIZE;
+    for (size_t at = MMP_SIGNATURE_SIZE; len - at >= MMP_CHUNK_OVERHEAD;) {
+        uint64_t clen = fuzz_get_le(buf + at, 4);
+        const int is_tile = memcmp(buf + at + 4, "TILE", 4) == 0;
+        if (!tidx && memcmp(buf + at + 4, "TIDX", 4) == 0)
+            tidx = at;
+        if (clen > len - at - MMP_CHUNK_OVERHEAD || (is_tile && tiles + 1 == ntiles)) {
+            clen = len - at - MMP_CHUNK_OVERHEAD;
+            if (clen > UINT32_MAX)
+                break;
+            fuzz_put_le(buf + at, clen, 4);
+        }
+        tiles += is_tile;
+        at += MMP_CHUNK_OVERHEAD + (size_t)clen;
+        end = at;
+    }
+    if (tidx) {
+        const uint64_t tlen = fuzz_get_le(buf + tidx, 4);
+        const uint64_t room = tlen >= 4 ? (tlen - 4) / 8 : 0;
+        uint64_t k = 0;
+        for (size_t at = tidx + MMP_CHUNK_OVERHEAD + (size_t)tlen; k < room && at < end;
+             at += MMP_CHUNK_OVERHEAD + (size_t)fuzz_get_le(buf + at, 4))
+            if (memcmp(buf + at + 4, "TILE", 4) == 0)
+                fuzz_put_le(buf + tidx + 12 + 8 * (size_t)k++, at, 8);
+    }
+    for (size_t at = MMP_SIGNATURE_SIZE; at < end;) {
+        const size_t clen = (size_t)fuzz_get_le(buf + at, 4);
+        fuzz_put_le(buf + at + 8 + clen, mmp_chunk_crc(buf + at + 4, buf + at + 8, clen), 4);
+        at += MMP_CHUNK_OVERHEAD + clen;
+    }
 }
 
 static inline uint64_t fuzz_padded_pixels(const mmp_header *h)
@@ -80,53 +149,139 @@ static inline uint64_t fuzz_padded_pixels(const mmp_header *h)
     return (uint64_t)((h->width + 15) / 16 * 16) * ((h->height + 15) / 16 * 16);
 }
 
-/*
- * Decode buf[0..len) and check the outcome: 0 with an image consistent with
- * the header (every sample <= maxval), or a negative MMP_E* code with a
- * one-line reason, the header check's code when the header is bad. Files
- * whose valid header announces more than max_padded padded pixels or a
- * dict_cap above max_dict_cap only go through the header check. Returns 1
- * when the decoder ran past the header, else 0.
- */
-static inline int fuzz_decode_checked(const uint8_t *buf, size_t len, uint64_t max_padded,
-                               uint32_t max_dict_cap)
+/* A hash of the input (FNV-1a), for choices that must be the same on every
+ * replay. */
+static inline uint32_t fuzz_hash(const uint8_t *buf, size_t len)
 {
-    char err[512];
+    uint32_t x = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        x = (x ^ buf[i]) * 16777619u;
+    return x;
+}
+
+/* The container check's verdict as the library's other readers give it:
+ * mmp_header_parse, mmp_probe and mmp_chunks agree with mmp_container_parse
+ * (code, message, fields). */
+static inline void fuzz_check_readers(const uint8_t *buf, size_t len, int prc, const char *err,
+                                      const mmp_container *c)
+{
     mmp_header h;
-    err[0] = '\0';
-    int prc = mmp_header_parse(buf, len, &h, err, sizeof err);
-    /* mmp_probe (mmp-dec --info) gives the header check's verdict and, on a
-     * valid file, its fields. */
+    char herr[512] = "";
+    const int hrc = mmp_header_parse(buf, len, &h, herr, sizeof herr);
+    if (hrc != prc || (hrc && strcmp(herr, err) != 0) ||
+        (!hrc && memcmp(&h, &c->h, sizeof h) != 0))
+        abort();
     mmp_file_info info;
     char perr[512] = "";
     const int irc = mmp_probe(buf, len, &info, perr, sizeof perr);
-    if (irc != prc || (irc && strcmp(perr, err) != 0) ||
-        (!irc && (info.width != (int)h.width || info.height != (int)h.height ||
-                  info.maxval != (int)h.maxval || info.order != (int)h.order ||
-                  info.payload_len != h.payload_len || info.crc != h.payload_crc)))
+    if (irc != prc || (irc && strcmp(perr, err) != 0))
+        abort();
+    mmp_chunk list[8];
+    char cerr[512] = "";
+    const int nch = mmp_chunks(buf, len, list, 8, cerr, sizeof cerr);
+    if (prc ? nch != prc || strcmp(cerr, err) != 0 : nch != (int)c->nextra)
         abort();
     if (prc)
+        return;
+    uint64_t payload = 0;
+    for (uint32_t i = 0; i < c->ntiles; i++)
+        payload += c->tiles[i].len;
+    if (info.width != (int)c->h.width || info.height != (int)c->h.height ||
+        info.maxval != (int)c->h.maxval || info.order != (int)c->h.order ||
+        info.planes != (int)c->h.planes || info.version != MMP_FORMAT_MAJOR ||
+        info.version_minor != MMP_FORMAT_MINOR || info.payload_len != payload ||
+        info.crc != (uint32_t)fuzz_get_le(buf + FUZZ_HEAD_CRC, 4) ||
+        info.tile_width != (int)c->h.tile_w || info.tile_height != (int)c->h.tile_h ||
+        info.tiles != (int)c->ntiles || info.chunks != (int)c->nextra)
+        abort();
+    for (int i = 0; i < nch && i < 8; i++)
+        if (memcmp(list[i].type, c->extra[i].type, 5) != 0 ||
+            list[i].data != buf + c->extra[i].offset || list[i].len != c->extra[i].len)
+            abort();
+}
+
+/* A window of the decoded image img (from buf[0..len)) decoded on its own:
+ * it must succeed and equal that part of img. The window is drawn from
+ * the input's hash. */
+static inline void fuzz_check_region(const uint8_t *buf, size_t len, const mmp_image *img)
+{
+    uint32_t x = fuzz_hash(buf, len);
+    const int W = img->width, H = img->height, ch = img->channels;
+    const int rx = (int)(x % (uint32_t)W), ry = (int)((x >> 8) % (uint32_t)H);
+    const int rw = 1 + (int)((x >> 16) % (uint32_t)(W - rx));
+    const int rh = 1 + (int)((x * 2654435761u >> 8) % (uint32_t)(H - ry));
+    mmp_image part;
+    char err[512] = "";
+    if (mmp_decode_region(buf, len, rx, ry, rw, rh, 0, &part, err, sizeof err) ||
+        part.width != rw || part.height != rh || part.channels != ch ||
+        part.maxval != img->maxval)
+        abort(); /* a window of a file that decodes must decode */
+    for (int y = 0; y < rh; y++)
+        if (memcmp(part.pix + (size_t)y * rw * ch,
+                   img->pix + ((size_t)(ry + y) * W + rx) * ch, sizeof(uint16_t) * rw * ch))
+            abort(); /* the window differs from the whole decode */
+    mmp_image_free(&part);
+}
+
+/*
+ * Decode buf[0..len) with mmp_decode_limited and a budget of `budget`
+ * pixels, and check the outcome: 0 with an image consistent with the header
+ * (every sample <= maxval), or a negative MMP_E* code with a one-line
+ * reason, the container check's code when the container is bad. A valid
+ * file that announces more than `budget` pixels must be refused with
+ * MMP_ELIMIT and no image: the budget bounds what any input can make the
+ * decoder allocate (docs/format.md, section 2: at most about 16 bytes a
+ * pixel for planes and output, and the dictionary, at most 69 MB at a
+ * dict_cap of 16384), the library checking it before it allocates anything.
+ * Files within the budget whose header announces more than `budget` padded
+ * pixels (thin images: up to 16 times their pixels) or a dict_cap above
+ * max_dict_cap only go through the container check, for time. A file that
+ * decodes gets a window decoded on its own (every file of several tiles,
+ * one in eight of one tile). Returns 1 when the decoder ran past the
+ * container, else 0.
+ */
+static inline int fuzz_decode_checked(const uint8_t *buf, size_t len, uint64_t budget,
+                                      uint32_t max_dict_cap)
+{
+    char err[512];
+    mmp_container c;
+    err[0] = '\0';
+    const int prc = mmp_container_parse(buf, len, &c, err, sizeof err);
+    if (prc)
         check_error_text(prc, err);
-    else if (fuzz_padded_pixels(&h) > max_padded || h.dict_cap > max_dict_cap)
+    fuzz_check_readers(buf, len, prc, err, &c);
+    const mmp_header h = c.h;
+    const uint32_t ntiles = c.ntiles;
+    mmp_container_free(&c);
+    const int over = !prc && (uint64_t)h.width * h.height > budget;
+    if (!prc && !over && (fuzz_padded_pixels(&h) > budget || h.dict_cap > max_dict_cap))
         return 0;
     mmp_image img;
     err[0] = '\0';
-    int rc = mmp_decode(buf, len, &img, err, sizeof err);
+    int rc = mmp_decode_limited(buf, len, budget, &img, err, sizeof err);
+    if (over) {
+        if (rc != MMP_ELIMIT || img.pix)
+            abort(); /* over the budget: refused before anything is allocated */
+        check_error_text(rc, err);
+        return 0;
+    }
     if (rc) {
         check_error_text(rc, err);
         if (prc && rc != prc)
-            abort(); /* the decoder must report what the header check found */
+            abort(); /* the decoder must report what the container check found */
         if (img.pix)
             abort();
         return !prc;
     }
     if (prc || (uint32_t)img.width != h.width || (uint32_t)img.height != h.height ||
-        (uint32_t)img.maxval != h.maxval || !img.pix)
+        (uint32_t)img.maxval != h.maxval || (uint32_t)img.channels != h.planes || !img.pix)
         abort();
-    size_t n = (size_t)img.width * (size_t)img.height;
+    size_t n = (size_t)img.width * (size_t)img.height * (size_t)img.channels;
     for (size_t i = 0; i < n; i++)
         if (img.pix[i] > img.maxval)
             abort();
+    if (ntiles > 1 || fuzz_hash(buf, len) % 8 == 0)
+        fuzz_check_region(buf, len, &img);
     mmp_image_free(&img);
     return 1;
 }

@@ -86,6 +86,72 @@ EOF
 # .mmp seeds: tiny crops at several lambdas, 8 and 16 bits, maxval 1, both
 # coding orders (wavefront, the default, and raster), at the default speed.
 enc() { "$BIN/mmp-enc" -q "$@"; }
+# Files of several tiles and files with ancillary chunks (docs/format.md
+# section 2). mmp-enc has neither option: each tile is coded alone by
+# mmp-enc (a tile's data is the payload of its crop coded alone with the
+# same settings, what mmp_encode writes with those tile sides) and the file
+# is assembled here: the signature, HEAD with the image's size and the tile
+# sides, the ancillary chunks asked for, the tile index, the tiles.
+#   tiled OUT TW TH IMAGE [--chunk TYPE TEXT]... -- MMP-ENC OPTIONS
+# TW, TH 0: one tile, the encoder's sides. IMAGE: PGM, PPM or PAM (raw).
+# TEXT: \0 for a NUL.
+cat > $T/tiled.py <<'EOF'
+import struct, subprocess, sys, zlib
+enc, tmp, out, tw, th, image = sys.argv[1:7]
+rest = sys.argv[7:]
+sep = rest.index('--')
+opts, extra = rest[sep + 1:], []
+for i in range(0, sep, 3):
+    assert rest[i] == '--chunk'
+    extra.append((rest[i + 1].encode(), rest[i + 2].encode().replace(b'\\0', b'\0')))
+def pnm(path):
+    b = open(path, 'rb').read()
+    if b[:2] == b'P7':
+        end = b.index(b'ENDHDR\n') + 7
+        f = dict(l.split(None, 1) for l in b[3:end - 7].decode().split('\n') if ' ' in l)
+        w, h, d, m = int(f['WIDTH']), int(f['HEIGHT']), int(f['DEPTH']), int(f['MAXVAL'])
+        head = lambda cw, chh: ('P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n'
+                                % (cw, chh, d, m, f['TUPLTYPE'].strip())).encode()
+    else:
+        t = b.split(None, 4)
+        w, h, m = int(t[1]), int(t[2]), int(t[3])
+        d = 3 if b[:2] == b'P6' else 1
+        end = len(b) - w * h * d * (2 if m > 255 else 1)
+        head = lambda cw, chh: b'%s\n%d %d\n%d\n' % (b[:2], cw, chh, m)
+    return w, h, d * (2 if m > 255 else 1), b[end:], head
+w, h, px, samples, head = pnm(image)
+side = lambda s: max(128, (s + 15) // 16 * 16)
+tw, th = int(tw) or side(w), int(th) or side(h)
+heads, tiles = [], []
+for y0 in range(0, h, th):
+    for x0 in range(0, w, tw):
+        cw, chh = min(tw, w - x0), min(th, h - y0)
+        rows = b''.join(samples[((y0 + y) * w + x0) * px:((y0 + y) * w + x0 + cw) * px]
+                        for y in range(chh))
+        open(tmp + '/tile.pnm', 'wb').write(head(cw, chh) + rows)
+        subprocess.run([enc, '-q'] + opts + [tmp + '/tile.pnm', tmp + '/tile.mmp'], check=True)
+        f = open(tmp + '/tile.mmp', 'rb').read()
+        assert f[:6] == b'MMPi\x00\x09' and f[10:14] == b'HEAD' and f[60:64] == b'TILE'
+        heads.append(f[14:52])
+        tiles.append(f[64:-4])
+def chunk(t, d):
+    return struct.pack('<I', len(d)) + t + d + struct.pack('<I', zlib.crc32(t + d))
+hd = bytearray(heads[0])
+struct.pack_into('<II', hd, 4, w, h)
+struct.pack_into('<HH', hd, 34, tw // 16, th // 16)
+for x in heads:  # the tiles' headers differ in their sizes alone
+    assert x[:4] + x[12:34] == hd[:4] + hd[12:34]
+b = b'MMPi\x00\x09' + chunk(b'HEAD', bytes(hd)) + b''.join(chunk(t, d) for t, d in extra)
+if len(tiles) > 1:
+    at = len(b) + 12 + 4 + 8 * len(tiles)
+    offsets = []
+    for t in tiles:
+        offsets.append(at)
+        at += 12 + len(t)
+    b += chunk(b'TIDX', struct.pack('<I%dQ' % len(tiles), len(tiles), *offsets))
+open(out, 'wb').write(b + b''.join(chunk(b'TILE', t) for t in tiles))
+EOF
+tiled() { python3 $T/tiled.py "$BIN/mmp-enc" $T "$@"; }
 pamcut -left 240 -top 240 -width 16 -height 16 images/camera.pgm > $T/c16.pgm
 enc -l 10 $T/c16.pgm $C/decode/camera-16x16-l10.mmp
 enc -l 300 $T/c16.pgm $C/decode/camera-16x16-l300.mmp
@@ -102,7 +168,7 @@ pamcut -left 200 -top 150 -width 48 -height 32 images/camera.pgm > $T/c48.pgm
 enc -l 2 $T/c48.pgm $C/decode/camera-48x32-l2.mmp
 enc -l 2 --order raster $T/c48.pgm $C/decode/camera-48x32-l2-raster.mmp
 enc -l 75 --order raster $T/t.pgm $C/decode/text-37x29-l75-raster.mmp
-# Colour (format version 3): RGB in both transforms and samplings, RGBA
+# Colour: RGB in both transforms and samplings, RGBA
 # with exact and with MMP alpha, grey with alpha.
 pamcut -left 200 -top 200 -width 24 -height 20 images/colour/face.ppm > $T/f.ppm
 enc -l 30 $T/f.ppm $C/decode/face-24x20-ycocg444-l30.mmp
@@ -119,12 +185,12 @@ pamcut -left 200 -top 200 -width 64 -height 48 images/colour/face.ppm > $T/f64.p
 enc -l 30 --chroma 420 $T/f64.ppm $C/decode/face-64x48-420-l30-filters.mmp
 enc -l 30 --filter off $T/c16.pgm $C/decode/camera-16x16-l30-nofilter.mmp
 enc -l 10 --alpha mmp --chroma 420 $T/la.pam $C/decode/logo-20x18-rgba-mmpalpha-420-l10.mmp
-# Chroma from luma (format version 5, docs/format.md 6, mode 10): a crop
+# Chroma from luma (docs/format.md 6, mode 10): a crop
 # whose chroma planes choose CfL in a third of their leaves or more.
 pamcut -left 200 -top 200 -width 48 -height 32 images/colour/logo.ppm > $T/l48.ppm
 enc -l 30 $T/l48.ppm $C/decode/logo-48x32-cfl-l30.mmp
 enc -l 30 --chroma 420 $T/l48.ppm $C/decode/logo-48x32-cfl-420-l30.mmp
-# Lossless and near-lossless (format version 6, docs/format.md 7.6): the
+# Lossless and near-lossless (docs/format.md 7.6): the
 # residual stage alone and after MMP, grey, colour and 16 bits.
 enc --lossless $T/c16.pgm $C/decode/camera-16x16-lossless.mmp
 enc --lossless --residual mmp -l 30 $T/c48.pgm $C/decode/camera-48x32-lossless-after-mmp.mmp
@@ -133,6 +199,24 @@ enc --lossless $C/pgm/moon-7x5-16bit-p5.pgm $C/decode/moon-7x5-16bit-lossless.mm
 # Without the transform residual (tools 0, docs/format.md 4.4); every other
 # lossy seed has it, the default.
 enc -l 30 --dct off $T/c48.pgm $C/decode/camera-48x32-l30-no-dct.mmp
+# Several tiles (format version 0.9): grey, colour 4:2:0 and RGBA with
+# tiles of odd sides at the right and bottom, lossless; ancillary chunks (a
+# colour profile's first bytes, a text, a type no decoder knows), in a file
+# of one tile and of several.
+pamcut -left 150 -top 150 -width 136 -height 40 images/camera.pgm > $T/c136.pgm
+tiled $C/decode/camera-136x40-tiles128-l100.mmp 128 128 $T/c136.pgm -- -l 100
+pamcut -left 0 -top 0 -width 150 -height 140 images/brick.pgm > $T/b150.pgm
+tiled $C/decode/brick-150x140-tiles128-l1000-d64.mmp 128 128 $T/b150.pgm -- -l 1000 -d 64
+pamcut -left 180 -top 190 -width 145 -height 133 images/colour/face.ppm > $T/f145.ppm
+tiled $C/decode/face-145x133-tiles128-420-l300.mmp 128 128 $T/f145.ppm -- -l 300 --chroma 420
+pngtopam -alphapam images/colour/logo-alpha.png | pamcut -left 180 -top 60 -width 140 -height 20 > $T/la140.pam
+tiled $C/decode/logo-140x20-rgba-tiles128-l30.mmp 128 128 $T/la140.pam -- -l 30
+pamcut -left 100 -top 100 -width 200 -height 16 images/text.pgm > $T/t200.pgm
+tiled $C/decode/text-200x16-tiles128-lossless.mmp 128 128 $T/t200.pgm -- --lossless
+tiled $C/decode/camera-16x16-l10-chunks.mmp 0 0 $T/c16.pgm --chunk iccp 'ICCprofile' \
+    --chunk text 'Title\0a seed' --chunk zzzz '?' -- -l 10
+tiled $C/decode/camera-136x40-tiles128-l100-chunks.mmp 128 128 $T/c136.pgm --chunk text 'k\0v' \
+    --chunk exif 'MM' -- -l 100
 
 # Round-trip seeds (layout in fuzz_roundtrip.c): width, height, maxval,
 # lambda, dict_cap, redundancy, mode, step, 16-bit maxval, then samples.
@@ -178,6 +262,20 @@ enc --max-error 7 --residual mmp -l 100 -d 64 $T/f.ppm $F/face-24x20-near7-after
 enc --max-error 1 -d 64 $T/m12.pgm $F/moon-30x30-12bit-near1-d64.mmp
 enc -l 30 -d 64 --dct off $T/c48.pgm $F/camera-48x32-l30-d64-no-dct.mmp
 enc -l 3 -d 64 --order raster --chroma 420 $T/f64b.ppm $F/face-64x48-420-l3-d64-dct-raster.mmp
+# Several tiles within the fast limits (a row or a column of two tiles),
+# ancillary chunks.
+pamcut -left 150 -top 150 -width 144 -height 16 images/camera.pgm > $T/c144.pgm
+tiled $F/camera-144x16-tiles128-l30-d64.mmp 128 128 $T/c144.pgm -- -l 30 -d 64
+pamcut -left 100 -top 0 -width 16 -height 200 images/brick.pgm > $T/b16.pgm
+tiled $F/brick-16x200-tiles128-l75-d64-raster.mmp 128 128 $T/b16.pgm -- -l 75 -d 64 --order raster
+pamcut -left 180 -top 190 -width 136 -height 16 images/colour/face.ppm > $T/f136.ppm
+tiled $F/face-136x16-tiles128-420-l30-d64.mmp 128 128 $T/f136.ppm -- -l 30 -d 64 --chroma 420
+pamcut -left 0 -top 6 -width 140 -height 8 $T/la140.pam > $T/la8.pam
+tiled $F/logo-140x8-rgba-tiles128-mmpalpha-l10-d64.mmp 128 128 $T/la8.pam -- -l 10 -d 64 --alpha mmp
+pamcut -left 0 -top 0 -width 130 -height 16 $T/c136.pgm > $T/c130.pgm
+tiled $F/camera-130x16-tiles128-lossless-d64.mmp 128 128 $T/c130.pgm -- --lossless -d 64
+tiled $F/camera-16x16-l10-d64-chunks.mmp 0 0 $T/c16.pgm --chunk iccp 'ICCprofile' \
+    --chunk text 'Title\0a seed' --chunk zzzz '?' -- -l 10 -d 64
 
 # fuzz_roundtrip_fast and fuzz_diff seeds (layout in fuzz_roundtrip.c and
 # fuzz_roundtrip_fast.c: width - 1 (mod 48), height - 1 (mod 32) + 32 *

@@ -1,47 +1,104 @@
 #!/usr/bin/env python3
-"""Move kept fuzz inputs to a new format version.
+"""Move kept fuzz inputs to the current format version, 0.9.
 
-    python3 tests/fuzz/set-version.py OLD NEW FILE...
+    python3 tests/fuzz/set-version.py FILE...
 
-Every FILE whose container is an MMP file of version OLD with a correct CRC
-(docs/format.md section 2) gets the version byte NEW and the CRC of its new
-header and payload, in place. A file with the magic and version OLD but a
-wrong CRC or a short header gets the version byte NEW alone, so that it
-still fails where it failed (the CRC, the payload length) rather than at
-the version check. The other files are left as they are. When a format
-change keeps the header, the kept corpora then reach the new syntax at once
-instead of stopping at the version check. Prints how many files were moved
-(with their CRC, or by the version byte alone) and how many left.
+Format version 8 (a 48-byte header with a CRC over it and the payload, then
+the payload) to 0.9 (docs/format.md section 2: the signature, then chunks):
+
+ - a version-8 file whose CRC and payload length are right becomes the
+   signature, a HEAD chunk with its header's fields (tools widened to 32
+   bits; tiles as large as the image, its width and height rounded up to
+   16, at least 128 and at most 65536: one tile, what the encoder writes for
+   images up to 1024 a side) and one TILE chunk with its payload. A file
+   the encoder wrote comes out as the encoder writes it now;
+ - a version-8 file of 48 bytes or more whose CRC or payload length is
+   wrong is converted the same way but keeps its defect, so that it fails
+   where it failed: TILE's length is its payload_len (up to 2^32 - 1), so a
+   payload_len past the end makes a truncated TILE chunk and one short of it
+   leaves trailing bytes; with a wrong CRC, TILE's CRC is the old stored
+   value (so a CRC check fails), HEAD's is right;
+ - a file of format 0.x with another minor version gets the minor byte
+   (the signature has no CRC): a minor version change that keeps the chunks
+   moves the kept corpora at once;
+ - every other file (another magic, a version before 8, a version-8 file
+   shorter than its header, files already at 0.9) is left as it is: they
+   exercise the signature and version checks as they are.
+
+Prints how many files were converted, converted with their defect kept,
+moved by the minor byte, and left as they were.
 """
+import struct
 import sys
 import zlib
 
-HEADER, CRC_AT, VERSION_AT = 48, 44, 4
+MAJOR, MINOR = 0, 9
+V8_HEADER, V8_CRC_AT = 48, 44
+
+
+def chunk(ctype, data, crc=None):
+    if crc is None:
+        crc = zlib.crc32(ctype + data)
+    return struct.pack("<I", len(data)) + ctype + data + struct.pack("<I", crc)
+
+
+def tile_side(size):
+    """The tile side of one tile covering `size` (a multiple of 16)."""
+    side = (size + 15) // 16 * 16
+    return min(max(side, 128), 65536)
+
+
+def head_of_v8(b):
+    """HEAD's 38 bytes from a version-8 header (docs/format.md section 2)."""
+    (planes, log2_block, log2_pmin, width, height, maxval, max_error, dict_cap, residual,
+     tools, redund_q4, lambda_q8, _payload_len, order, transform, chroma,
+     alpha) = struct.unpack_from("<BBBIIHHHBBIIQBBBB", b, 5)
+    return struct.pack("<BBBBIIHHHBBBBIIIHH", planes, log2_block, log2_pmin, residual, width,
+                       height, maxval, max_error, dict_cap, order, transform, chroma, alpha,
+                       tools, redund_q4, lambda_q8, tile_side(width) // 16,
+                       tile_side(height) // 16)
+
+
+def convert_v8(b):
+    """(new bytes, 1 if the file was a right version-8 file else 0)."""
+    payload = b[V8_HEADER:]
+    payload_len = struct.unpack_from("<Q", b, 32)[0]
+    stored = struct.unpack_from("<I", b, V8_CRC_AT)[0]
+    right = (payload_len == len(payload) and stored == zlib.crc32(b[:V8_CRC_AT] + payload))
+    out = bytes([0x4D, 0x4D, 0x50, 0x69, MAJOR, MINOR]) + chunk(b"HEAD", head_of_v8(b))
+    if right:
+        return out + chunk(b"TILE", payload), 1
+    # The defect kept: TILE's length from payload_len, its CRC the old one
+    # where the old one was wrong.
+    length = min(payload_len, 0xFFFFFFFF)
+    crc_right = stored == zlib.crc32(b[:V8_CRC_AT] + payload)
+    tile_crc = zlib.crc32(b"TILE" + payload) if crc_right else stored
+    return (out + struct.pack("<I", length) + b"TILE" + payload +
+            struct.pack("<I", tile_crc)), 0
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
-    old, new = int(sys.argv[1]), int(sys.argv[2])
-    moved = byte_only = left = 0
-    for path in sys.argv[3:]:
+    converted = defect = minor = left = 0
+    for path in sys.argv[1:]:
         with open(path, "rb") as f:
-            b = bytearray(f.read())
-        if len(b) <= VERSION_AT or b[:4] != b"MMPi" or b[VERSION_AT] != old:
+            b = f.read()
+        if len(b) >= V8_HEADER and b[:4] == b"MMPi" and b[4] == 8:
+            new, ok = convert_v8(b)
+            converted += ok
+            defect += 1 - ok
+        elif len(b) >= 6 and b[:4] == b"MMPi" and b[4] == MAJOR and b[5] != MINOR:
+            new = b[:5] + bytes([MINOR]) + b[6:]
+            minor += 1
+        else:
             left += 1
             continue
-        crc_ok = (len(b) >= HEADER and int.from_bytes(b[CRC_AT:HEADER], "little") ==
-                  zlib.crc32(bytes(b[:CRC_AT]) + bytes(b[HEADER:])))
-        b[VERSION_AT] = new
-        if crc_ok:
-            b[CRC_AT:HEADER] = zlib.crc32(bytes(b[:CRC_AT]) + bytes(b[HEADER:])).to_bytes(4, "little")
-            moved += 1
-        else:
-            byte_only += 1
         with open(path, "wb") as f:
-            f.write(b)
-    print(f"set-version: {moved} files moved from version {old} to {new}, {byte_only} more by "
-          f"the version byte alone (no valid CRC), {left} left as they were")
+            f.write(new)
+    print(f"set-version: {converted} files converted from version 8 to {MAJOR}.{MINOR}, "
+          f"{defect} more with their defect kept (a wrong CRC or payload length), {minor} "
+          f"moved by the minor version byte, {left} left as they were")
 
 
 if __name__ == "__main__":
