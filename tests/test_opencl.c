@@ -535,6 +535,14 @@ static void test_concurrent_start(void **state)
     (void)state;
     if (!have_device)
         skip();
+#if defined(__SANITIZE_ADDRESS__)
+    /* Under AddressSanitizer the fresh process dies in the sanitizer's own
+     * teardown of a thread that PoCL starts ("unable to unmap" of its
+     * signal stack), whatever the engine does; the normal build's run
+     * holds the test. */
+    print_message("skipped under AddressSanitizer (PoCL's threads and its runtime)\n");
+    skip();
+#endif
     char self[1024], cmd[1100];
     const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     assert_true(len > 0);
