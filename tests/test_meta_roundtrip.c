@@ -14,7 +14,9 @@
  *   - TIFFs with TIFFTAG_ICCPROFILE, RGB (the wide-gamut profile) and grey;
  *   - a grey PNG with an RGB profile, which a PNG may not hold: mmp keeps
  *     it in its file, and mmp-dec says in one line that its PNG leaves it
- *     out, never silently.
+ *     out, never silently;
+ *   - parts that a reader cannot keep (a JPEG's incomplete ICC segments, a
+ *     cut iCCP stream, a TIFF's EXIF IFD): mmp-enc names them in one line.
  *
  * Every input is made here, its segments and chunks written byte by byte
  * where the libraries would refuse or reorder them, and the PNG that
@@ -383,9 +385,10 @@ static const char icc_id[12] = "ICC_PROFILE";                /* and its NUL */
 
 /* A JPEG of w x h (ch = 1: grey, 3: YCbCr from RGB) laid out as a camera
  * writes it: SOI, APP1 "Exif\0\0" and the block, APP1 XMP (when xmp is not
- * NULL), the profile in APP2 "ICC_PROFILE\0" segments (its nseg parts,
- * written in the order `order` gives their sequence numbers), then the
- * tables and the scan; no JFIF APP0. */
+ * NULL), the profile in APP2 "ICC_PROFILE\0" segments (cut into nseg
+ * parts, written in the order `order` gives their sequence numbers), then the
+ * tables and the scan; no JFIF APP0. order ends with a 0, and may leave
+ * parts out. */
 static void camera_jpeg(const char *name, int w, int h, int ch, const unsigned char *exif,
                         size_t exif_len, const char *xmp, const unsigned char *icc,
                         size_t icc_len, int nseg, const int *order)
@@ -418,7 +421,7 @@ static void camera_jpeg(const char *name, int w, int h, int ch, const unsigned c
     }
     const size_t per = (icc_len + (size_t)nseg - 1) / (size_t)nseg;
     assert_true(per <= 65533 - 14);
-    for (int i = 0; i < nseg; i++) {
+    for (int i = 0; order[i]; i++) {
         const int s = order[i] - 1;
         const size_t from = (size_t)s * per, n = icc_len - from < per ? icc_len - from : per;
         memcpy(seg, icc_id, sizeof icc_id);
@@ -457,7 +460,7 @@ static void test_camera_jpeg(void **state)
     size_t icc_len, exif_len;
     unsigned char *icc = profile("sRGB.icc", "RGB ", &icc_len);
     unsigned char *exif = camera_exif(1, 8, &exif_len);
-    static const int one[1] = {1}, shuffled[3] = {3, 1, 2};
+    static const int one[2] = {1, 0}, shuffled[4] = {3, 1, 2, 0};
     char chunks[200];
     snprintf(chunks, sizeof chunks, "iccp:%zu exif:%zu xmpd:%zu", icc_len, exif_len,
              strlen(xmp_packet));
@@ -482,8 +485,12 @@ static void test_camera_jpeg(void **state)
 
 /* ---------------------------------------------------------------- TIFF */
 
+/* A TIFF of w x h (grey or RGB, 8 bits) with the profile, the XMP packet
+ * (NULL: none) and, when `exif`, an EXIF IFD holding DateTimeOriginal,
+ * written as libtiff does: IFD0, then the EXIF IFD, then IFD0 again with
+ * the offset of the EXIF IFD. */
 static void tiff_write(const char *name, int w, int h, int ch, const unsigned char *icc,
-                       size_t icc_len, const char *xmp)
+                       size_t icc_len, const char *xmp, int exif)
 {
     char path[512];
     wpath(path, sizeof path, name);
@@ -498,6 +505,8 @@ static void tiff_write(const char *name, int w, int h, int ch, const unsigned ch
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)h);
     TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)icc_len, icc);
+    if (exif)
+        TIFFSetField(tif, TIFFTAG_MAKE, "MMPTest");
     if (xmp)
         TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)strlen(xmp), xmp);
     unsigned char *row = malloc((size_t)w * (size_t)ch);
@@ -505,6 +514,16 @@ static void tiff_write(const char *name, int w, int h, int ch, const unsigned ch
     for (int y = 0; y < h; y++) {
         pattern_rows(row, w, ch, y);
         assert_int_equal(TIFFWriteScanline(tif, row, (uint32_t)y, 0), 1);
+    }
+    if (exif) {
+        uint64_t at = 0;
+        assert_int_equal(TIFFWriteDirectory(tif), 1);
+        assert_int_equal(TIFFCreateEXIFDirectory(tif), 0);
+        TIFFSetField(tif, EXIFTAG_DATETIMEORIGINAL, "2021:06:07 08:09:10");
+        assert_int_equal(TIFFWriteCustomDirectory(tif, &at), 1);
+        assert_int_equal(TIFFSetDirectory(tif, 0), 1);
+        TIFFSetField(tif, TIFFTAG_EXIFIFD, at);
+        assert_int_equal(TIFFRewriteDirectory(tif), 1);
     }
     TIFFClose(tif);
     free(row);
@@ -518,7 +537,7 @@ static void test_tiff_profile(void **state)
     need_bin();
     size_t icc_len;
     unsigned char *icc = profile("compatibleWithAdobeRGB1998.icc", "RGB ", &icc_len);
-    tiff_write("rgb.tif", 50, 30, 3, icc, icc_len, xmp_packet);
+    tiff_write("rgb.tif", 50, 30, 3, icc, icc_len, xmp_packet, 0);
     char chunks[200];
     snprintf(chunks, sizeof chunks, "iccp:%zu xmpd:%zu", icc_len, strlen(xmp_packet));
     round_trip("rgb.tif", chunks);
@@ -527,7 +546,7 @@ static void test_tiff_profile(void **state)
     free(icc);
 
     icc = profile("Gray.icc", "GRAY", &icc_len);
-    tiff_write("grey.tif", 50, 30, 1, icc, icc_len, NULL);
+    tiff_write("grey.tif", 50, 30, 1, icc, icc_len, NULL, 0);
     snprintf(chunks, sizeof chunks, "iccp:%zu", icc_len);
     round_trip("grey.tif", chunks);
     libpng_expect("back.png", 50, 30, 1, icc, icc_len, NULL, 0, want, 0);
@@ -549,9 +568,11 @@ static void png_chunk(unsigned char *b, size_t *at, const char *type, const void
 }
 
 /* A grey 8-bit PNG of w x h whose iCCP chunk holds `icc`, its chunks
- * written here: libpng would refuse an RGB profile on a grey image. */
+ * written here: libpng would refuse an RGB profile on a grey image. With
+ * `cut`, the iCCP chunk's zlib stream lacks its last `cut` bytes (its CRC
+ * right). */
 static void grey_png_iccp(const char *name, int w, int h, const unsigned char *icc,
-                          size_t icc_len)
+                          size_t icc_len, size_t cut)
 {
     unsigned char *raw = malloc((size_t)(w + 1) * (size_t)h);
     uLongf zlen = compressBound((uLong)((w + 1) * h)), plen = compressBound((uLong)icc_len);
@@ -571,7 +592,7 @@ static void grey_png_iccp(const char *name, int w, int h, const unsigned char *i
                                     0, 0, (unsigned char)(h >> 8), (unsigned char)h,
                                     8, 0, 0, 0, 0};
     png_chunk(png, &at, "IHDR", ihdr, 13);
-    png_chunk(png, &at, "iCCP", iccp, 13 + plen);
+    png_chunk(png, &at, "iCCP", iccp, 13 + plen - cut);
     png_chunk(png, &at, "IDAT", z, zlen);
     png_chunk(png, &at, "IEND", "", 0);
     put_file(name, png, at);
@@ -593,12 +614,12 @@ static void test_grey_profiles(void **state)
     unsigned char *grey = profile("Gray.icc", "GRAY", &grey_len);
     unsigned char *rgb = profile("sRGB.icc", "RGB ", &rgb_len);
     char chunks[64];
-    grey_png_iccp("grey.png", 40, 24, grey, grey_len);
+    grey_png_iccp("grey.png", 40, 24, grey, grey_len, 0);
     snprintf(chunks, sizeof chunks, "iccp:%zu", grey_len);
     round_trip("grey.png", chunks);
     libpng_expect("back.png", 40, 24, 1, grey, grey_len, NULL, 0, NULL, 0);
 
-    grey_png_iccp("mixed.png", 40, 24, rgb, rgb_len);
+    grey_png_iccp("mixed.png", 40, 24, rgb, rgb_len, 0);
     expect_ok("$ENC -l 30 mixed.png m.mmp");
     expect_ok("$DEC --info m.mmp");
     snprintf(chunks, sizeof chunks, "\nchunk_list=iccp:%zu\n", rgb_len);
@@ -613,6 +634,60 @@ static void test_grey_profiles(void **state)
     free(rgb);
 }
 
+/* ---------------------------------------------------- parts left out */
+
+/* `in` encodes with one warning line naming what was not stored (its
+ * needle) and the chunks `chunks` (type:bytes, "" for none) stored; -q
+ * silences the warning. */
+static void encode_warns(const char *in, const char *needle, const char *chunks)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "$ENC -l 30 %s m.mmp", in);
+    assert_int_equal(run("%s", cmd), 0);
+    one_line(cmd, "mmp-enc", "not stored: ", needle);
+    assert_string_equal(cap_out, "");
+    expect_ok("$DEC --info m.mmp");
+    char want[300];
+    snprintf(want, sizeof want, chunks[0] ? "\nchunk_list=%s\n" : "\nchunks=0\n%s", chunks);
+    if (!strstr(cap_out, want))
+        fail_msg("mmp-dec --info: want '%s' in\n%s", want + 1, cap_out);
+    snprintf(cmd, sizeof cmd, "$ENC -q -l 30 %s m.mmp", in);
+    expect_ok(cmd);
+}
+
+/* What a reader cannot keep is named when mmp-enc reads it, never dropped
+ * silently; the rest is stored: a JPEG whose ICC segments do not make one
+ * profile (the second of two alone), a PNG whose iCCP stream is cut, a
+ * TIFF with an EXIF IFD. */
+static void test_lost_on_reading(void **state)
+{
+    (void)state;
+    need_bin();
+    size_t icc_len, exif_len;
+    unsigned char *icc = profile("sRGB.icc", "RGB ", &icc_len);
+    unsigned char *exif = camera_exif(1, 8, &exif_len);
+    static const int only_second[2] = {2, 0};
+    camera_jpeg("cam.jpg", 64, 48, 3, exif, exif_len, NULL, icc, icc_len, 2, only_second);
+    char chunks[100];
+    snprintf(chunks, sizeof chunks, "exif:%zu", exif_len);
+    encode_warns("cam.jpg", "the ICC profile (its APP2 segments do not make one profile)",
+                 chunks);
+    free(icc);
+
+    icc = profile("Gray.icc", "GRAY", &icc_len);
+    grey_png_iccp("cut.png", 40, 24, icc, icc_len, 4);
+    encode_warns("cut.png", "the ICC profile (an iCCP chunk damaged or over 8 MiB)", "");
+
+    tiff_write("exif.tif", 50, 30, 1, icc, icc_len, NULL, 1);
+    snprintf(chunks, sizeof chunks, "iccp:%zu", icc_len);
+    encode_warns("exif.tif", "EXIF (a TIFF file's EXIF IFDs are part of its structure", chunks);
+    /* Without its EXIF IFD, not a word. */
+    tiff_write("plain.tif", 50, 30, 1, icc, icc_len, NULL, 0);
+    expect_ok("$ENC -l 30 plain.tif m.mmp");
+    free(icc);
+    free(exif);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
@@ -621,6 +696,7 @@ int main(void)
         T(test_camera_jpeg),
         T(test_tiff_profile),
         T(test_grey_profiles),
+        T(test_lost_on_reading),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, cli_group_teardown);

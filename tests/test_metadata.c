@@ -326,6 +326,7 @@ static void test_jpeg_meta(void **state)
         assert_bytes(m.exif, m.exif_len, exif, exif_len, "EXIF");
         assert_bytes(m.xmp, m.xmp_len, xmp_packet, strlen(xmp_packet), "XMP");
         assert_null(m.icc_name);
+        assert_string_equal(m.lost, "");
         assert_int_equal(m.has_srgb + m.has_gama + m.has_chrm, 0);
         assert_int_equal(m.ntexts, 0);
         /* The EXIF orientation (6: turn right) is not applied. */
@@ -376,7 +377,7 @@ static void test_jpeg_meta(void **state)
     assert_true(mmp_imageio_meta_is_empty(&m));
     assert_null(img.pix);
     /* An ICC segment missing (the first of 2), or given twice: the profile
-     * is left out, the rest kept. */
+     * is left out, and named in `lost`; the rest kept. */
     static const int only_second[2] = {2, 0}, twice[4] = {1, 1, 2, 0};
     const int *bad[2] = {only_second, twice};
     for (int k = 0; k < 2; k++) {
@@ -385,6 +386,8 @@ static void test_jpeg_meta(void **state)
         write_file(p, b, len);
         read_meta_ok(p, &img, &m);
         assert_null(m.icc);
+        assert_string_equal(m.lost,
+                            "the ICC profile (its APP2 segments do not make one profile)");
         assert_bytes(m.exif, m.exif_len, exif, exif_len, "EXIF");
         mmp_image_free(&img);
         mmp_imageio_meta_free(&m);
@@ -706,6 +709,8 @@ static void test_tiff_meta(void **state)
         if (tags) {
             TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)icc_len, icc);
             TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)strlen(xmp_packet), xmp_packet);
+            /* An EXIF IFD's offset (the IFD itself is not read). */
+            TIFFSetField(tif, TIFFTAG_EXIFIFD, (uint64_t)8);
         }
         unsigned char row[15];
         for (uint32_t y = 0; y < 3; y++) {
@@ -724,8 +729,13 @@ static void test_tiff_meta(void **state)
         } else {
             assert_true(mmp_imageio_meta_is_empty(&m));
         }
-        /* A TIFF's EXIF is part of its own structure: never kept. */
+        /* A TIFF's EXIF is part of its own structure: never kept, and
+         * named. */
         assert_null(m.exif);
+        if (tags)
+            assert_non_null(strstr(m.lost, "EXIF (a TIFF file's EXIF IFDs"));
+        else
+            assert_string_equal(m.lost, "");
         assert_int_equal(img.pix[14], 14 * 17);
         mmp_image_free(&img);
         mmp_imageio_meta_free(&m);

@@ -208,6 +208,10 @@ static int read_input(job *j)
         return MMP_EXIT_FAILURE;
     }
     warn_unused(j->o, &j->img);
+    /* Metadata is never dropped silently: what the reader could not keep. */
+    if (j->meta.lost[0] && !j->o->quiet)
+        fprintf(stderr, "%s: warning: %s: not stored: %s\n", prog,
+                strcmp(in_path, "-") ? in_path : "standard input", j->meta.lost);
     if (mmp_meta_to_chunks(&j->meta, &j->chunks)) {
         mmp_cli_error(prog, "out of memory");
         return MMP_EXIT_FAILURE;

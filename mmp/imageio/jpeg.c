@@ -192,6 +192,7 @@ static void src_term(j_decompress_ptr c)
 /* ---------------------------------------------------------- the metadata */
 
 static const char exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
+static const char icc_id[12] = "ICC_PROFILE"; /* and its NUL */
 static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL: 29 bytes */
 
 static void read_meta(jpeg_io *io)
@@ -200,13 +201,19 @@ static void read_meta(jpeg_io *io)
     mmp_imageio_meta *m = &io->meta;
     JOCTET *icc = NULL;
     unsigned int icc_len = 0;
-    /* An inconsistent set of ICC segments is a warning of libjpeg's
-     * (JWRN_BOGUS_ICC), and the profile is left out. */
+    /* libjpeg joins the ICC segments in their sequence order; an
+     * inconsistent set (one missing or twice, counts that disagree) is a
+     * warning of libjpeg's (JWRN_BOGUS_ICC), and the profile is left out:
+     * named in m->lost. */
+    int icc_segments = 0;
     if (jpeg_read_icc_profile(c, &icc, &icc_len) && icc) {
         m->icc = icc;   /* allocated with malloc() by libjpeg: ours now */
         m->icc_len = icc_len;
     }
     for (jpeg_saved_marker_ptr p = c->marker_list; p; p = p->next) {
+        if (p->marker == JPEG_APP0 + 2 && p->data_length >= sizeof icc_id &&
+            memcmp(p->data, icc_id, sizeof icc_id) == 0)
+            icc_segments++;
         if (p->marker != JPEG_APP0 + 1)
             continue;
         int rc = MMP_OK;
@@ -221,6 +228,8 @@ static void read_meta(jpeg_io *io)
         if (rc != MMP_OK)
             stop(io, MMP_ENOMEM, "out of memory reading the JPEG file's metadata");
     }
+    if (icc_segments && !m->icc)
+        mmp_imageio_meta_lost(m, "the ICC profile (its APP2 segments do not make one profile)");
 }
 
 /* ------------------------------------------------------------- reading */

@@ -67,6 +67,12 @@ int mmp_imageio_meta_set(unsigned char **dst, size_t *dst_len, const void *src, 
     return MMP_OK;
 }
 
+void mmp_imageio_meta_lost(mmp_imageio_meta *m, const char *what)
+{
+    const size_t n = strlen(m->lost);
+    snprintf(m->lost + n, sizeof m->lost - n, "%s%s", n ? ", " : "", what);
+}
+
 static char *dup_str(const char *s)
 {
     const size_t n = strlen(s ? s : "");

@@ -8,8 +8,9 @@
  *          PNG's eXIf chunk holds it: PNG eXIf, JPEG APP1 without its
  *          "Exif\0\0" prefix. Never from TIFF: a TIFF file's EXIF IFD is
  *          part of the file's own structure, its values at offsets anywhere
- *          in the file, and no verbatim block of it exists. The EXIF
- *          orientation stays in these bytes; pixels are never turned.
+ *          in the file, and no verbatim block of it exists (it is named in
+ *          `lost`). The EXIF orientation stays in these bytes; pixels are
+ *          never turned.
  *   xmp    the XMP packet: PNG iTXt "XML:com.adobe.xmp", JPEG APP1
  *          "http://ns.adobe.com/xap/1.0/\0" (the packet after it), TIFF tag
  *          XMLPacket
@@ -20,6 +21,10 @@
  * Readers fill it (mmp_imagefile_read_meta, mmp/imageio/imagefile.h); the
  * PNG writer writes it (mmp_png_write_meta, mmp/imageio/png.h). A zeroed
  * struct is empty; mmp_imageio_meta_free frees everything and zeroes it.
+ *
+ * What a file holds but its reader cannot keep is named in `lost`, so that
+ * no part is dropped silently: a JPEG's ICC segments that do not make one
+ * profile, a PNG's iCCP whose data do not inflate, a TIFF's EXIF IFD.
  */
 #ifndef MMP_IMAGEIO_META_H
 #define MMP_IMAGEIO_META_H
@@ -60,11 +65,13 @@ typedef struct mmp_imageio_meta {
     uint32_t chrm[8];        /*   white x, y, red x, y, green x, y, blue x, y, times 100000 */
     mmp_imageio_text *texts; /* ntexts texts, in file order */
     size_t ntexts;
+    char lost[200];          /* the parts the file held and the reader left out, one line
+                              * ("the ICC profile (...), EXIF (...)"); "" when none */
 } mmp_imageio_meta;
 
 /* Free every part and zero the struct; safe on a zeroed struct and NULL. */
 void mmp_imageio_meta_free(mmp_imageio_meta *m);
-/* 1 when there is nothing in it (NULL too). */
+/* 1 when there is nothing in it (NULL too); `lost` does not count. */
 int mmp_imageio_meta_is_empty(const mmp_imageio_meta *m);
 /*
  * A one-line list of the parts present, for messages: "ICC profile, EXIF,
@@ -77,6 +84,8 @@ int mmp_imageio_meta_describe(const mmp_imageio_meta *m, char *buf, size_t len);
  * them, into *dst and *dst_len (freeing what *dst held). Returns 0 or
  * MMP_ENOMEM. */
 int mmp_imageio_meta_set(unsigned char **dst, size_t *dst_len, const void *src, size_t len);
+/* Add `what` to m->lost (", " between parts; cut to its size). */
+void mmp_imageio_meta_lost(mmp_imageio_meta *m, const char *what);
 /* Append a text: key and, for iTXt, lang and lang_key (NULL read as "") are
  * copied, and text_len bytes of text. Returns 0 or MMP_ENOMEM. */
 int mmp_imageio_meta_add_text(mmp_imageio_meta *m, mmp_imageio_text_kind kind, const char *key,

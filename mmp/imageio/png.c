@@ -272,7 +272,8 @@ static void put32(png_byte *b, uint32_t v)
 }
 
 /* The zlib stream of an iCCP chunk, inflated: at most CHUNK_MALLOC_MAX
- * bytes. Returns 0, or -1 for a damaged or too large one (left out). */
+ * bytes. Returns 0, or -1 for a damaged or too large one (left out, and
+ * named in the metadata's `lost`). */
 static int inflate_profile(const png_byte *src, size_t n, unsigned char **out, size_t *out_len)
 {
     z_stream z;
@@ -338,8 +339,10 @@ static int take_meta(png_io *io, mmp_imageio_meta *m)
             unsigned char *icc = NULL;
             size_t icc_len = 0;
             if (k < 1 || k + 2 > n || d[k + 1] != 0 ||
-                inflate_profile(d + k + 2, n - k - 2, &icc, &icc_len) != 0)
+                inflate_profile(d + k + 2, n - k - 2, &icc, &icc_len) != 0) {
+                mmp_imageio_meta_lost(m, "the ICC profile (an iCCP chunk damaged or over 8 MiB)");
                 continue;
+            }
             m->icc = icc;
             m->icc_len = icc_len;
             m->icc_name = malloc(k + 1);

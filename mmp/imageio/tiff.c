@@ -532,6 +532,14 @@ static int read_meta(TIFF *tif, mmp_imageio_meta *m)
     if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &data) && n && data &&
         mmp_imageio_meta_set(&m->xmp, &m->xmp_len, data, n) != MMP_OK)
         return MMP_ENOMEM;
+    /* The EXIF and GPS IFDs are directories of this file, their values at
+     * offsets anywhere in it (a MakerNote's own offsets among them): no
+     * verbatim block exists, and one rebuilt from them could carry broken
+     * offsets. They are left out, and named. */
+    uint64_t ifd = 0;
+    if (TIFFGetField(tif, TIFFTAG_EXIFIFD, &ifd) || TIFFGetField(tif, TIFFTAG_GPSIFD, &ifd))
+        mmp_imageio_meta_lost(m, "EXIF (a TIFF file's EXIF IFDs are part of its structure, "
+                                 "not a block to copy)");
     return MMP_OK;
 }
 
