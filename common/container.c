@@ -459,15 +459,23 @@ static int parse(const uint8_t *buf, size_t len, mmp_container *c, char *errbuf,
     if (len < MMP_SIGNATURE_SIZE)
         return mmp_error(errbuf, errlen, MMP_EBITSTREAM, "truncated signature (%zu of %d bytes)",
                          len, MMP_SIGNATURE_SIZE);
-    if (buf[4] >= 2 && buf[4] <= 8)
+    const unsigned major = buf[4], minor = buf[5];
+    /* The single-header format before 0.9 held its version (1 to 8) in
+     * byte 4 and log2_block 4 and log2_pmin 2 in bytes 6 and 7, where a
+     * chunked file has HEAD's length (38: 26 00). */
+    if (major >= 1 && major <= 8 && len >= 8 && buf[6] == 4 && buf[7] == 2)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                          "unsupported format version %u (written before the chunked format; "
-                         "this decoder reads %d.%d)",
-                         buf[4], MMP_FORMAT_MAJOR, MMP_FORMAT_MINOR);
-    if (buf[4] != MMP_FORMAT_MAJOR || buf[5] != MMP_FORMAT_MINOR)
+                         "this decoder reads %d.x and %d.%d)",
+                         major, MMP_FORMAT_MAJOR, MMP_DRAFT_MAJOR, MMP_DRAFT_MINOR);
+    /* Every minor version of its major (a later one's new tools are
+     * refused by their tool bit or critical chunk), and the draft. */
+    if (major != MMP_FORMAT_MAJOR && !(major == MMP_DRAFT_MAJOR && minor == MMP_DRAFT_MINOR))
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
-                         "unsupported format version %u.%u (this decoder reads %d.%d)", buf[4],
-                         buf[5], MMP_FORMAT_MAJOR, MMP_FORMAT_MINOR);
+                         "unsupported format version %u.%u (this decoder reads %d.x and %d.%d)",
+                         major, minor, MMP_FORMAT_MAJOR, MMP_DRAFT_MAJOR, MMP_DRAFT_MINOR);
+    c->major = major;
+    c->minor = minor;
     size_t at = MMP_SIGNATURE_SIZE;
     int seen = SEEN_NONE;
     uint32_t tile = 0;
@@ -519,9 +527,10 @@ int mmp_container_parse(const uint8_t *buf, size_t len, mmp_container *c, char *
 {
     if (errbuf && errlen)
         errbuf[0] = '\0';
+    if (c)
+        memset(c, 0, sizeof *c);
     if (!c || (!buf && len > 0))
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no input buffer");
-    memset(c, 0, sizeof *c);
     const int err = parse(buf, len, c, errbuf, errlen);
     if (err)
         mmp_container_free(c);

@@ -11,10 +11,15 @@
 #include <stdint.h>
 
 #define MMP_MAGIC "MMPi"
-/* The format's version, major.minor. Major 0 is the draft of format 1.0:
- * a draft decoder reads its own minor version only. */
-#define MMP_FORMAT_MAJOR 0
-#define MMP_FORMAT_MINOR 9
+/* The format's version, major.minor, as this library writes it. A decoder
+ * of 1.m reads every file of major 1: those of minor <= m, and those of a
+ * later minor that use no tool bit and no critical chunk it lacks (a later
+ * minor adds coding tools only so; the others are refused by name). It
+ * also reads the draft 0.9, whose syntax is 1.0's. */
+#define MMP_FORMAT_MAJOR 1
+#define MMP_FORMAT_MINOR 0
+#define MMP_DRAFT_MAJOR 0
+#define MMP_DRAFT_MINOR 9
 /* Bytes of the signature: the magic, major, minor. */
 #define MMP_SIGNATURE_SIZE 6
 /* Bytes a chunk adds to its data: length, type, CRC. */
@@ -101,8 +106,10 @@ typedef struct mmp_extra {
     uint64_t offset, len;
 } mmp_extra;
 
-/* A parsed file: the header, the tile grid and the ancillary chunks. */
+/* A parsed file: its version, the header, the tile grid and the ancillary
+ * chunks. */
 typedef struct mmp_container {
+    uint32_t major, minor;    /* the signature's version */
     mmp_header h;
     uint32_t cols, rows, ntiles;
     mmp_tile *tiles;          /* ntiles, row by row (owned) */

@@ -14,10 +14,11 @@
 #include <stdint.h>
 
 #define MMP_VERSION_STRING "0.3.0"
-/* The format this library writes and reads (docs/format.md): 0.9, the
- * draft of 1.0; mmp_probe gives a file's as mmp_file_info.version and
- * version_minor (tests/test_api.c checks that the two agree). */
-#define MMP_FORMAT_VERSION_STRING "0.9"
+/* The format this library writes (docs/format.md): 1.0. It reads every
+ * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
+ * gives a file's version as mmp_file_info.version and version_minor
+ * (tests/test_api.c checks that an encoded file's agrees with this). */
+#define MMP_FORMAT_VERSION_STRING "1.0"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -293,7 +294,7 @@ int mmp_decode_limited(const uint8_t *buf, size_t len, uint64_t max_pixels, mmp_
 
 /* The header fields of an .mmp file (docs/format.md section 2). */
 typedef struct mmp_file_info {
-    int version;             /* format version, major: 0, the draft of 1.0 */
+    int version;             /* the file's format version, major: 1 (0: the draft 0.9) */
     int version_minor;       /* and minor */
     int planes;              /* 1 grey, 2 grey + alpha, 3 colour, 4 colour + alpha */
     int log2_block;          /* 4: blocks of 16x16 */

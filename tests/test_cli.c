@@ -175,7 +175,7 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
     const unsigned long crc = get32(d + MF_HEAD_CRC);
     free(d);
     snprintf(buf, n,
-             "version=0.9\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=1.0\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
              "dct=on\ncrc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",

@@ -413,8 +413,8 @@ static void test_tile_grid(void **state)
  * decodes to the samples of example_pixels.
  */
 static const uint8_t example_one_tile[] = {
-    /* signature: "MMPi", major 0, minor 9 */
-    0x4D, 0x4D, 0x50, 0x69, 0x00, 0x09,
+    /* signature: "MMPi", major 1, minor 0 */
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x00,
     /* HEAD: length 38, type "HEAD" */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44,
     /* planes 1, log2_block 4, log2_pmin 2, residual 2 (alone) */
@@ -448,7 +448,7 @@ static const uint16_t example_pixels[12] = {0, 60, 120, 180, 20, 87, 154, 200, 4
  */
 static const uint8_t example_two_tiles[] = {
     /* signature */
-    0x4D, 0x4D, 0x50, 0x69, 0x00, 0x09,
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x00,
     /* HEAD: length 38, "HEAD"; planes 1, log2_block 4, log2_pmin 2, residual 0 */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44, 0x01, 0x04, 0x02, 0x00,
     /* width 200, height 100 */
@@ -904,13 +904,12 @@ static void test_signature(void **state)
         {1, 1, 'm', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {2, 1, 0, MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {3, 1, 'I', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
-        {MF_MAJOR, 1, 1, MMP_EUNSUPPORTED, "unsupported format version 1.9 (this decoder reads 0.9)"},
-        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.9"},
-        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.9"},
-        {MF_MINOR, 1, 8, MMP_EUNSUPPORTED, "unsupported format version 0.8 (this decoder reads 0.9)"},
-        {MF_MINOR, 1, 10, MMP_EUNSUPPORTED, "unsupported format version 0.10"},
-        {MF_MINOR, 1, 0, MMP_EUNSUPPORTED, "unsupported format version 0.0"},
-        {MF_MINOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 0.255"},
+        {MF_MAJOR, 1, 0, MMP_EUNSUPPORTED,
+         "unsupported format version 0.0 (this decoder reads 1.x and 0.9)"},
+        {MF_MAJOR, 1, 2, MMP_EUNSUPPORTED,
+         "unsupported format version 2.0 (this decoder reads 1.x and 0.9)"},
+        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.0"},
+        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.0"},
     };
     for (size_t i = 0; i < NELEM(cases); i++) {
         size_t len;
@@ -919,16 +918,20 @@ static void test_signature(void **state)
         expect_fail(buf, len, cases[i].code, cases[i].msg);
         free(buf);
     }
-    /* The versions before the chunked format: major 2 to 8 at byte 4, where
-     * they wrote their version. */
-    for (int v = 2; v <= 8; v++) {
+    /* The versions before the chunked format: 1 to 8 at byte 4, where they
+     * wrote their version, and log2_block 4 and log2_pmin 2 at bytes 6 and
+     * 7, where a chunked file has HEAD's length. */
+    for (int v = 1; v <= 8; v++) {
         size_t len;
         uint8_t *buf = make_file(&len);
         buf[MF_MAJOR] = (uint8_t)v;
+        buf[MF_MINOR] = 1; /* their planes */
+        buf[6] = 4;
+        buf[7] = 2;
         char want[160];
         snprintf(want, sizeof want,
                  "unsupported format version %d (written before the chunked format; "
-                 "this decoder reads 0.9)", v);
+                 "this decoder reads 1.x and 0.9)", v);
         expect_fail(buf, len, MMP_EUNSUPPORTED, want);
         free(buf);
     }
@@ -962,7 +965,7 @@ static void test_version8_file(void **state)
     put32(b + 44, (uint32_t)crc);
     expect_fail(b, sizeof b, MMP_EUNSUPPORTED,
                 "unsupported format version 8 (written before the chunked format; this decoder "
-                "reads 0.9)");
+                "reads 1.x and 0.9)");
     /* Its first bytes alone, too. */
     expect_fail(b, 6, MMP_EUNSUPPORTED, "unsupported format version 8");
 }
@@ -977,6 +980,7 @@ static void test_short_foreign_file(void **state)
     expect_fail((const uint8_t *)"MMPi\0", 5, MMP_EBITSTREAM, "truncated signature (5 of 6 bytes)");
     expect_fail(NULL, 0, MMP_EBITSTREAM, "truncated signature (0 of 6 bytes)");
     /* The signature alone. */
+    expect_fail((const uint8_t *)"MMPi\x01\0", 6, MMP_EBITSTREAM, "truncated file (0 of 0 tiles)");
     expect_fail((const uint8_t *)"MMPi\0\x09", 6, MMP_EBITSTREAM, "truncated file (0 of 0 tiles)");
     /* No buffer or no result. */
     mmp_container c;
@@ -986,6 +990,10 @@ static void test_short_foreign_file(void **state)
                      MMP_EINVAL);
     assert_int_equal(mmp_header_parse((const uint8_t *)"MMPi", 4, NULL, err, sizeof err),
                      MMP_EINVAL);
+    /* No buffer for a length: the record is left empty, nothing freed. */
+    mmp_header h;
+    assert_int_equal(mmp_header_parse(NULL, 5, &h, err, sizeof err), MMP_EINVAL);
+    assert_null(c.tiles);
 }
 
 /* ----------------------------------------------------- truncation, bit flips */
@@ -1054,8 +1062,9 @@ static void test_truncation(void **state)
     free(buf);
 }
 
-/* Every single-bit flip of the file is refused; one in the data or the CRC
- * of a chunk is found by that chunk's CRC, before anything else. */
+/* Every single-bit flip of the file is refused, but for those of the minor
+ * version (a later 1.x without new tools is read); one in the data or the
+ * CRC of a chunk is found by that chunk's CRC, before anything else. */
 static void flip_everywhere(uint8_t *buf, size_t len)
 {
     chunk_ref list[16];
@@ -1074,6 +1083,16 @@ static void flip_everywhere(uint8_t *buf, size_t len)
             mmp_container c;
             char err[256] = "";
             const int rc = mmp_container_parse(buf, len, &c, err, sizeof err);
+            if (i == MF_MINOR) {
+                /* A later minor version of major 1 with no new tool is
+                 * read (the signature has no CRC). */
+                if (rc)
+                    fail_msg("minor version %u refused: %s", buf[i], err);
+                assert_int_equal(c.minor, buf[i]);
+                mmp_container_free(&c);
+                buf[i] ^= (uint8_t)(1u << bit);
+                continue;
+            }
             if (rc == 0)
                 fail_msg("the flip of bit %d of byte %zu was not found", bit, i);
             assert_true(rc == MMP_EBITSTREAM || rc == MMP_EUNSUPPORTED || rc == MMP_ELIMIT);
@@ -1100,7 +1119,7 @@ static void flip_everywhere(uint8_t *buf, size_t len)
         }
     }
     print_message("%zu bytes: %zu flips refused, %d by a CRC (%d in types, data and CRCs)\n", len,
-                  8 * len, by_crc, covered);
+                  8 * len - 8, by_crc, covered);
     mmp_container c;
     expect_ok(buf, len, &c);
     mmp_container_free(&c);
@@ -1899,6 +1918,95 @@ static void test_strerror(void **state)
     assert_string_equal(mmp_strerror(-1000), "unknown error");
 }
 
+/* The version rule of docs/format.md section 2: this decoder (1.0) reads
+ * every file of major 1, of its minor version and of later ones, unless a
+ * later one uses a coding tool or a critical chunk it lacks (refused by
+ * name); and the draft 0.9, whose syntax is 1.0's. Every other version is
+ * refused. */
+static void test_versions(void **state)
+{
+    (void)state;
+    assert_int_equal(MMP_FORMAT_MAJOR, 1);
+    assert_int_equal(MMP_FORMAT_MINOR, 0);
+    /* Read: 1.0, the draft 0.9, later minor versions; one tile and several,
+     * with ancillary chunks (one of a type no decoder knows). */
+    static const uint8_t read[][2] = {{1, 0}, {0, 9}, {1, 1}, {1, 2}, {1, 9}, {1, 255}};
+    for (size_t i = 0; i < NELEM(read); i++) {
+        for (int multi = 0; multi < 2; multi++) {
+            size_t len;
+            uint8_t *buf = multi ? make_multi(&len, 1) : make_file(&len);
+            buf[MF_MAJOR] = read[i][0];
+            buf[MF_MINOR] = read[i][1];
+            mmp_container c;
+            expect_ok(buf, len, &c);
+            assert_int_equal(c.major, read[i][0]);
+            assert_int_equal(c.minor, read[i][1]);
+            assert_int_equal(c.ntiles, multi ? MULTI_TILES : 1);
+            assert_int_equal(c.nextra, multi ? MULTI_EXTRA : 0);
+            mmp_container_free(&c);
+            /* mmp_probe gives the file's version. */
+            mmp_file_info fi;
+            char err[256] = "";
+            assert_int_equal(mmp_probe(buf, len, &fi, err, sizeof err), MMP_OK);
+            assert_int_equal(fi.version, read[i][0]);
+            assert_int_equal(fi.version_minor, read[i][1]);
+            /* A later minor version's coding tool or critical chunk is
+             * refused by name; so is one in a file of minor 0 or of the
+             * draft, which have no such tool. */
+            put32(buf + MF_TOOLS, MMP_TOOL_TRANSFORM | 1u << 5);
+            fixup_container(buf, len, 0);
+            expect_fail(buf, len, MMP_EUNSUPPORTED,
+                        "this file needs a newer mmp-dec (coding tool 5)");
+            free(buf);
+        }
+        fbuild f = {0};
+        mmp_header h;
+        fill_header(&h);
+        fb_sig(&f);
+        f.b[MF_MAJOR] = read[i][0];
+        f.b[MF_MINOR] = read[i][1];
+        fb_head(&f, &h);
+        fb_chunk(&f, "zzzz", (const uint8_t *)"?", 1);
+        fb_chunk(&f, "NEWT", (const uint8_t *)"tool", 4);
+        fb_tile(&f, 5);
+        fb_done(&f);
+        expect_fail(f.b, f.n, MMP_EUNSUPPORTED,
+                    "this file needs a newer mmp-dec (critical chunk NEWT)");
+        free(f.b);
+    }
+    /* Refused: other minor versions of the draft, other major versions. */
+    static const uint8_t refused[][2] = {{0, 0}, {0, 8}, {0, 10}, {0, 255}, {2, 0},
+                                         {2, 9}, {3, 1}, {9, 0},  {128, 0}, {255, 255}};
+    for (size_t i = 0; i < NELEM(refused); i++) {
+        size_t len;
+        uint8_t *buf = make_multi(&len, 1);
+        buf[MF_MAJOR] = refused[i][0];
+        buf[MF_MINOR] = refused[i][1];
+        char want[128];
+        snprintf(want, sizeof want,
+                 "unsupported format version %u.%u (this decoder reads 1.x and 0.9)",
+                 refused[i][0], refused[i][1]);
+        expect_fail(buf, len, MMP_EUNSUPPORTED, want);
+        mmp_file_info fi;
+        char err[256] = "";
+        assert_int_equal(mmp_probe(buf, len, &fi, err, sizeof err), MMP_EUNSUPPORTED);
+        assert_string_equal(err, want);
+        free(buf);
+    }
+    /* The draft's file decodes as the same file of 1.0 does. */
+    uint8_t draft[sizeof example_one_tile];
+    memcpy(draft, example_one_tile, sizeof draft);
+    draft[MF_MAJOR] = 0;
+    draft[MF_MINOR] = 9;
+    mmp_image img;
+    char err[256] = "";
+    assert_int_equal(mmp_decode(draft, sizeof draft, &img, err, sizeof err), MMP_OK);
+    assert_int_equal(img.width, 4);
+    assert_int_equal(img.height, 3);
+    assert_memory_equal(img.pix, example_pixels, sizeof example_pixels);
+    mmp_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1917,6 +2025,7 @@ int main(void)
         cmocka_unit_test(test_too_many_pixels),
         cmocka_unit_test(test_boundaries_accepted),
         cmocka_unit_test(test_signature),
+        cmocka_unit_test(test_versions),
         cmocka_unit_test(test_version8_file),
         cmocka_unit_test(test_short_foreign_file),
         cmocka_unit_test(test_truncation),

@@ -512,9 +512,9 @@ typedef struct field_edit {
 } field_edit;
 
 static const field_edit edits[] = {
-    {"major=1", MF_MAJOR, 1, 1},           {"major=8", MF_MAJOR, 1, 8},
-    {"major=255", MF_MAJOR, 1, 255},       {"minor=8", MF_MINOR, 1, 8},
-    {"minor=10", MF_MINOR, 1, 10},         {"magic=MMPI", 3, 1, 'I'},
+    {"major=0", MF_MAJOR, 1, 0},           {"major=8", MF_MAJOR, 1, 8},
+    {"major=255", MF_MAJOR, 1, 255},       {"minor=1", MF_MINOR, 1, 1},
+    {"minor=255", MF_MINOR, 1, 255},       {"magic=MMPI", 3, 1, 'I'},
     {"HEAD length=0", MF_HEAD, 4, 0},      {"HEAD length=37", MF_HEAD, 4, 37},
     {"HEAD length=39", MF_HEAD, 4, 39},    {"HEAD length=2^32-1", MF_HEAD, 4, 0xFFFFFFFFu},
     {"HEAD type=HEAd", MF_HEAD_TYPE + 3, 1, 'd'},
@@ -999,7 +999,7 @@ static void test_mutations(void **state)
         if (k % 3 == 1 && m >= 4)
             memcpy(c, "MMPi", 4);
         if (k % 3 == 2 && m >= MF_CHUNK2) {
-            memcpy(c, "MMPi\x00\x09\x26\x00\x00\x00HEAD", MF_HEAD_DATA);
+            memcpy(c, "MMPi\x01\x00\x26\x00\x00\x00HEAD", MF_HEAD_DATA);
             fixup_chunks(c, m, 1);
         }
         snprintf(what, sizeof what, "random file #%d (%zu bytes)", k, m);

@@ -21,9 +21,8 @@ int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf,
     if (err)
         return err;
     const mmp_header h = c.h;
-    /* The parse accepts this version alone. */
-    info->version = MMP_FORMAT_MAJOR;
-    info->version_minor = MMP_FORMAT_MINOR;
+    info->version = (int)c.major;
+    info->version_minor = (int)c.minor;
     info->planes = (int)h.planes;
     info->log2_block = (int)h.log2_block;
     info->log2_pmin = (int)h.log2_pmin;

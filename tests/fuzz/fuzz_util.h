@@ -188,8 +188,8 @@ static inline void fuzz_check_readers(const uint8_t *buf, size_t len, int prc, c
         payload += c->tiles[i].len;
     if (info.width != (int)c->h.width || info.height != (int)c->h.height ||
         info.maxval != (int)c->h.maxval || info.order != (int)c->h.order ||
-        info.planes != (int)c->h.planes || info.version != MMP_FORMAT_MAJOR ||
-        info.version_minor != MMP_FORMAT_MINOR || info.payload_len != payload ||
+        info.planes != (int)c->h.planes || info.version != buf[4] ||
+        info.version_minor != buf[5] || info.payload_len != payload ||
         info.crc != (uint32_t)fuzz_get_le(buf + FUZZ_HEAD_CRC, 4) ||
         info.tile_width != (int)c->h.tile_w || info.tile_height != (int)c->h.tile_h ||
         info.tiles != (int)c->ntiles || info.chunks != (int)c->nextra)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Move kept fuzz inputs to the current format version, 0.9.
+"""Move kept fuzz inputs to the current format version, 1.0.
 
     python3 tests/fuzz/set-version.py FILE...
 
 Format version 8 (a 48-byte header with a CRC over it and the payload, then
-the payload) to 0.9 (docs/format.md section 2: the signature, then chunks):
+the payload) and the draft 0.9 to 1.0 (docs/format.md section 2: the
+signature, then chunks):
 
  - a version-8 file whose CRC and payload length are right becomes the
    signature, a HEAD chunk with its header's fields (tools widened to 32
@@ -18,21 +19,22 @@ the payload) to 0.9 (docs/format.md section 2: the signature, then chunks):
    payload_len past the end makes a truncated TILE chunk and one short of it
    leaves trailing bytes; with a wrong CRC, TILE's CRC is the old stored
    value (so a CRC check fails), HEAD's is right;
- - a file of format 0.x with another minor version gets the minor byte
-   (the signature has no CRC): a minor version change that keeps the chunks
-   moves the kept corpora at once;
+ - a file of the draft (major 0, whatever its minor) gets the signature of
+   1.0 (the signature has no CRC; the draft's syntax is 1.0's);
  - every other file (another magic, a version before 8, a version-8 file
-   shorter than its header, files already at 0.9) is left as it is: they
-   exercise the signature and version checks as they are.
+   shorter than its header, files of major 1, whatever their minor: every
+   1.x decoder reads them) is left as it is: they exercise the signature
+   and version checks as they are.
 
 Prints how many files were converted, converted with their defect kept,
-moved by the minor byte, and left as they were.
+moved from the draft, and left as they were.
 """
 import struct
 import sys
 import zlib
 
-MAJOR, MINOR = 0, 9
+MAJOR, MINOR = 1, 0
+DRAFT_MAJOR = 0
 V8_HEADER, V8_CRC_AT = 48, 44
 
 
@@ -80,7 +82,7 @@ def convert_v8(b):
 def main():
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
-    converted = defect = minor = left = 0
+    converted = defect = draft = left = 0
     for path in sys.argv[1:]:
         with open(path, "rb") as f:
             b = f.read()
@@ -88,17 +90,17 @@ def main():
             new, ok = convert_v8(b)
             converted += ok
             defect += 1 - ok
-        elif len(b) >= 6 and b[:4] == b"MMPi" and b[4] == MAJOR and b[5] != MINOR:
-            new = b[:5] + bytes([MINOR]) + b[6:]
-            minor += 1
+        elif len(b) >= 6 and b[:4] == b"MMPi" and b[4] == DRAFT_MAJOR:
+            new = b[:4] + bytes([MAJOR, MINOR]) + b[6:]
+            draft += 1
         else:
             left += 1
             continue
         with open(path, "wb") as f:
             f.write(new)
     print(f"set-version: {converted} files converted from version 8 to {MAJOR}.{MINOR}, "
-          f"{defect} more with their defect kept (a wrong CRC or payload length), {minor} "
-          f"moved by the minor version byte, {left} left as they were")
+          f"{defect} more with their defect kept (a wrong CRC or payload length), {draft} "
+          f"moved from the draft 0.x, {left} left as they were")
 
 
 if __name__ == "__main__":
