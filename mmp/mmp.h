@@ -130,11 +130,11 @@ typedef struct mmp_chunk {
 } mmp_chunk;
 
 /* The largest side of a tile that mmp_settings' automatic tiling makes:
- * 65536, so one tile for every image within the limits. The encoder codes
- * tiles one after another, and on a GPU many small tiles take several
- * times longer than one (docs/results.md, "Tiles"); tiles are asked for
- * with tile_width and tile_height. */
-#define MMP_AUTO_TILE 65536
+ * an image up to 1024 a side is one tile, a larger one is cut into equal
+ * tiles of at most 1024 a side. Tiles of 1024 cost about 0.3 % of the
+ * rate on large images, and every tile is a unit of parallel work for the
+ * encoder and the decoder (docs/results.md, "Tiles and the container"). */
+#define MMP_AUTO_TILE 1024
 
 /* Encoder settings; fill with mmp_default_settings() then change fields.
  * The strings are the caller's and must live until mmp_encode returns. */
@@ -203,7 +203,9 @@ typedef struct mmp_settings {
                              * searches every step. The same bytes in every case */
     /* Tiles, each coded on its own (docs/format.md 2): sides that are multiples
      * of 16 from 128 to 65536; 0 (default): tiles of equal size, at most
-     * MMP_AUTO_TILE a side (one tile for every image). */
+     * MMP_AUTO_TILE a side (one tile up to 1024 a side). Several tiles are
+     * coded at once where the engine runs threads (omp; with "auto" even
+     * where a GPU is found), each on its own engine with a share of them. */
     int tile_width, tile_height;
     /* Ancillary chunks written into the file as they are (colour profile,
      * EXIF, XMP, text: MMP_CHUNK_*), at most 1024; the data is the caller's
@@ -214,7 +216,8 @@ typedef struct mmp_settings {
     mmp_log_fn log;         /* messages (default NULL: dropped) */
     void *log_opaque;
     /* Called after each step of blocks when set (progress bars): done of
-     * total blocks. */
+     * total blocks, every tile's; one call at a time, done never going back,
+     * from the threads that code tiles at once. */
     void (*progress)(void *opaque, int done, int total);
     void *progress_opaque;
 } mmp_settings;
@@ -253,6 +256,9 @@ typedef struct mmp_enc_stats {
                               * took over (mmp_settings.head_start), or 0 */
     int planes;              /* coded planes: grey or Y, Cb/Co, Cr/Cg, then alpha */
     int tiles;               /* tiles of the file */
+    int tile_workers;        /* tiles coded at once, each on its own engine with a
+                              * share of the threads (search_seconds and
+                              * code_seconds add up all of theirs) */
     double plane_psnr[4];    /* PSNR of each coded plane against the encoder's own
                               * planes of the input, at the plane's sample range */
 } mmp_enc_stats;

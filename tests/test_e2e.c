@@ -693,10 +693,10 @@ static void test_auto_tiles(void **state)
     static const int sizes[][4] = {
         /* width, height, tile_w, tile_h */
         {1024, 8, 1024, 128},
-        {1025, 8, 1040, 128},
-        {3000, 2, 3008, 128},
-        {2049, 1, 2064, 128},
-        {100, 1030, 128, 1040},
+        {1025, 8, 528, 128},
+        {3000, 2, 1008, 128},
+        {2049, 1, 688, 128},
+        {100, 1030, 128, 528},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         mmp_image img;
@@ -734,6 +734,21 @@ static void test_auto_tiles(void **state)
         encode_refused(&s, &img, "tile sides");
     }
     mmp_image_free(&img);
+}
+
+/* What the progress callback saw: the last count, the total, and whether
+ * a count ever went back or past the total. */
+typedef struct progress_seen {
+    int last, total, backwards;
+} progress_seen;
+
+static void count_progress(void *opaque, int done, int total)
+{
+    progress_seen *pg = opaque;
+    if (done < pg->last || done > total || (pg->total && total != pg->total))
+        pg->backwards = 1;
+    pg->last = done;
+    pg->total = total;
 }
 
 /* Every engine built in and able to start here gives seq's bytes for a
@@ -790,12 +805,42 @@ static void test_tiled_engines(void **state)
                 assert_same_bytes(m ? "tiled colour" : "tiled grey", s.lambda, who, ref, rlen, buf,
                                   len);
                 assert_string_equal(st2.engine, ops->name);
+                /* omp codes tiles at once (6 tiles on 3 threads: 3 of one
+                 * thread; 4 on 3: 2 rounds of 2, faster than 2 rounds of 3
+                 * with one thread each); opencl one after another. */
+                assert_int_equal(st2.tile_workers,
+                                 ops->concurrency && cpu && se.threads > 1 ? (m ? 2 : 3) : 1);
                 assert_same_image(who, &rec, &r2);
                 snprintf(ran + strlen(ran), sizeof ran - strlen(ran), "%s%s", ran[0] ? ", " : "",
                          who);
                 free(buf);
                 mmp_image_free(&r2);
             }
+        }
+        /* auto codes several tiles at once on the CPU, whatever device
+         * it finds (mmp/enc/engine_start.h), with seq's bytes, and its
+         * progress counts up every block of every tile. */
+        if (mmp_engine_find("omp")) {
+            mmp_settings se = s;
+            se.engine = "auto";
+            se.threads = 2;
+            progress_seen pg = {0};
+            se.progress = count_progress;
+            se.progress_opaque = &pg;
+            uint8_t *buf;
+            size_t len;
+            mmp_image r2;
+            mmp_enc_stats st2;
+            encode_stats_or_fail(&se, imgs[m], &buf, &len, &r2, &st2);
+            assert_same_bytes(m ? "tiled colour" : "tiled grey", s.lambda, "auto -t 2", ref, rlen,
+                              buf, len);
+            assert_string_equal(st2.engine, "omp");
+            assert_int_equal(st2.tile_workers, 2);
+            assert_false(pg.backwards);
+            assert_int_equal(pg.last, (int)st.blocks);
+            assert_int_equal(pg.total, (int)st.blocks);
+            free(buf);
+            mmp_image_free(&r2);
         }
         print_message("%s in %d tiles: %s give seq's bytes\n",
                       m ? "colour 145x140" : "grey 300x150", st.tiles, ran[0] ? ran : "no other engine");

@@ -276,8 +276,14 @@ static void report(const job *j)
         if (stats->head_steps)
             snprintf(head, sizeof head, " (the first %ld steps on a CPU engine)",
                      stats->head_steps);
-        fprintf(stderr, "%s: engine %s%s: search %.3f s, coding and dictionary updates %.3f s\n",
-                prog, stats->engine, head, stats->search_seconds, stats->code_seconds);
+        char tiles[64] = "";
+        if (stats->tiles > 1)
+            snprintf(tiles, sizeof tiles, ", %d tiles, %d at once", stats->tiles,
+                     stats->tile_workers);
+        fprintf(stderr,
+                "%s: engine %s%s%s: search %.3f s, coding and dictionary updates %.3f s%s\n", prog,
+                stats->engine, head, tiles, stats->search_seconds, stats->code_seconds,
+                stats->tile_workers > 1 ? " (thread-seconds)" : "");
     }
     char planes[128] = "";
     for (int p = 0, at = 0; p < stats->planes && at < (int)sizeof planes; p++)

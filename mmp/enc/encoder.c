@@ -1,5 +1,6 @@
 /* The encoder driver: the planes, and in each the steps of blocks in the coding order: search, coding, updates. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -63,9 +64,32 @@ typedef struct encoder {
     double plane_code_s, plane_update_s, plane_restore_s; /* -v: the plane's serial parts */
     long blocks_done, blocks_total;
     uint64_t dict_elements;
+    struct tile_work *tw; /* the tiles of the encode, shared by its workers */
     char *errbuf;
     size_t errlen;
 } encoder;
+
+/*
+ * The tiles of one encode and what the workers that code them share: a
+ * worker takes the next tile not taken, codes it into its payload and its
+ * place in recon, and takes another until none is left or a worker failed.
+ * Each tile is coded on its own, so which worker codes it, and when, cannot
+ * change its bytes.
+ */
+typedef struct tile_work {
+    const mmp_header *whole;
+    uint32_t ntiles;
+    uint8_t **payload;
+    size_t *plen;
+    mmp_image *recon;
+    _Atomic uint32_t next; /* the next tile to take */
+    _Atomic int failed;    /* take no more */
+    pthread_mutex_t lock;  /* the progress and the error below */
+    long blocks_done, blocks_total;
+    uint32_t err_tile;     /* the first tile that failed (ntiles: a worker's engine) */
+    int err;
+    char why[512];
+} tile_work;
 
 _Static_assert(MMP_MAX_SPEED == MMP_SEARCH_MAX_SPEED, "mmp.h and mmp/enc/search.h disagree");
 
@@ -573,6 +597,17 @@ static int make_search(encoder *e, int p)
     return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
 }
 
+/* n more blocks searched: the progress callback with those of every worker,
+ * one call at a time. */
+static void report_progress(encoder *e, long n)
+{
+    tile_work *tw = e->tw;
+    pthread_mutex_lock(&tw->lock);
+    tw->blocks_done += n;
+    e->st->progress(e->st->progress_opaque, (int)tw->blocks_done, (int)tw->blocks_total);
+    pthread_mutex_unlock(&tw->lock);
+}
+
 /* Plane p through the MMP machinery, step by step. */
 static int encode_plane(encoder *e, int p)
 {
@@ -590,7 +625,7 @@ static int encode_plane(encoder *e, int p)
         e->blocks_done += e->order.first[t + 1] - e->order.first[t];
         e->steps_done++;
         if (!err && e->st->progress)
-            e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->blocks_total);
+            report_progress(e, e->order.first[t + 1] - e->order.first[t]);
         /* A slow engine that has started takes over here (a head start). */
         if (!err && t + 1 < e->order.nsteps &&
             (err = mmp_engines_step(&e->engines, e->steps_done, e->errbuf, e->errlen)) == 1) {
@@ -790,6 +825,82 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
     return err;
 }
 
+/* A worker of the encode: its encoder, engine and settings. */
+typedef struct worker {
+    encoder e;
+    mmp_settings st;
+    char why[512];
+    pthread_t thread;
+    int started;
+} worker;
+
+/* Tile i failed with err (why in the worker's errbuf), or with i ==
+ * ntiles the worker's engine: kept when it is the first tile that failed. */
+static void record_failure(tile_work *tw, uint32_t i, int err, const char *why)
+{
+    atomic_store(&tw->failed, 1);
+    pthread_mutex_lock(&tw->lock);
+    if (!tw->err || i < tw->err_tile) {
+        tw->err = err;
+        tw->err_tile = i;
+        snprintf(tw->why, sizeof tw->why, "%s", why);
+    }
+    pthread_mutex_unlock(&tw->lock);
+}
+
+/* A worker's life: its engine, then tiles until none is left. */
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    encoder *e = &w->e;
+    tile_work *tw = e->tw;
+    int err = start_engine(e);
+    if (err) {
+        record_failure(tw, tw->ntiles, err, w->why);
+        return NULL;
+    }
+    while (!atomic_load(&tw->failed)) {
+        const uint32_t i = atomic_fetch_add(&tw->next, 1);
+        if (i >= tw->ntiles)
+            break;
+        if ((err = encode_tile(e, tw->whole, i, &tw->payload[i], &tw->plen[i], tw->recon))) {
+            record_failure(tw, i, err, w->why);
+            return NULL;
+        }
+    }
+    if (e->recon_err)
+        record_failure(tw, tw->ntiles, e->recon_err, "out of memory");
+    else if ((err = mmp_engines_finish(&e->engines, w->why, sizeof w->why)))
+        record_failure(tw, tw->ntiles, err, w->why);
+    return NULL;
+}
+
+/*
+ * How many tiles are coded at once with `threads` threads: W workers of
+ * threads / W each take ntiles / W rounds (rounded up) of tiles, and a tile
+ * on k threads takes about 1 / sqrt(k) of its time on one, since the ends
+ * of its wavefront keep a team waiting for the few blocks of the first and
+ * last steps. The fewest rounds so weighed, the most workers where several
+ * do as well. On a 16-core host 24 tiles go to 12 workers, which was
+ * faster than 16 of one thread each (the last round half empty) or 8 of two
+ * (docs/tuning.md, "Tiles in parallel").
+ */
+static int count_workers(uint32_t ntiles, int threads)
+{
+    const int most = ntiles < (uint32_t)threads ? (int)ntiles : threads;
+    int best = 1;
+    double best_cost = (double)ntiles / sqrt((double)threads);
+    for (int w = 2; w <= most; w++) {
+        const double rounds = (double)((ntiles + (uint32_t)w - 1) / (uint32_t)w);
+        const double cost = rounds / sqrt((double)threads / w);
+        if (cost <= best_cost * (1 + 1e-9)) {
+            best_cost = cost;
+            best = w;
+        }
+    }
+    return best;
+}
+
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen)
 {
@@ -803,15 +914,18 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     int err = check_input(st, img, errbuf, errlen);
     if (err)
         return err;
-    encoder e = {.st = st, .img = img, .img_whole = img, .log = {st->log, st->log_opaque},
-                 .errbuf = errbuf, .errlen = errlen};
-    mmp_rc_enc_init(&e.rc);
-    build_header(&e);
-    const mmp_header whole = e.hdr;
-    const mmp_layout whole_lay = e.lay;
+    encoder proto = {.st = st, .img = img, .img_whole = img, .log = {st->log, st->log_opaque},
+                     .errbuf = errbuf, .errlen = errlen};
+    build_header(&proto);
+    const mmp_header whole = proto.hdr;
+    const mmp_layout whole_lay = proto.lay;
     uint32_t cols, rows;
     mmp_tile_grid(&whole, &cols, &rows);
     const uint32_t ntiles = cols * rows;
+    tile_work tw = {.whole = &whole, .ntiles = ntiles, .recon = recon};
+    atomic_init(&tw.next, 0);
+    atomic_init(&tw.failed, 0);
+    pthread_mutex_init(&tw.lock, NULL);
     for (uint32_t i = 0; i < ntiles; i++) {
         mmp_tile t;
         mmp_tile_rect(&whole, i, &t);
@@ -820,24 +934,47 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         th.height = t.h;
         mmp_layout tl;
         mmp_layout_of(&th, &tl);
-        e.blocks_total += layout_blocks(&th, &tl);
+        tw.blocks_total += layout_blocks(&th, &tl);
     }
-    uint8_t **payload = calloc(ntiles, sizeof *payload);
-    size_t *plen = calloc(ntiles, sizeof *plen);
-    if (!payload || !plen)
+    /* Several tiles at once on an engine that runs threads (mmp/enc/engine_start.h). */
+    const mmp_engine_ops *tile_eng = ntiles > 1 ? mmp_engines_tile_engine(st) : NULL;
+    const int threads = st->threads > 0 ? st->threads : mmp_usable_cores();
+    const int nw = tile_eng ? count_workers(ntiles, threads) : 1;
+    tw.payload = calloc(ntiles, sizeof *tw.payload);
+    tw.plen = calloc(ntiles, sizeof *tw.plen);
+    worker *w = calloc((size_t)nw, sizeof *w);
+    if (!tw.payload || !tw.plen || !w)
         err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
     if (!err && recon &&
         (err = mmp_image_alloc_channels(recon, img->width, img->height, whole_lay.nplanes,
                                         img->maxval)))
         err = mmp_error(errbuf, errlen, err, "out of memory");
-    if (!err)
-        err = start_engine(&e);
-    for (uint32_t i = 0; i < ntiles && !err; i++)
-        err = encode_tile(&e, &whole, i, &payload[i], &plen[i], recon);
-    if (!err && e.recon_err)
-        err = mmp_error(errbuf, errlen, e.recon_err, "out of memory");
-    if (!err)
-        err = mmp_engines_finish(&e.engines, errbuf, errlen);
+    for (int k = 0; !err && k < nw; k++) {
+        w[k].st = *st;
+        if (nw > 1) {
+            w[k].st.engine = tile_eng->name;
+            w[k].st.threads = threads / nw + (k < threads % nw);
+        }
+        w[k].e = proto;
+        w[k].e.st = &w[k].st;
+        w[k].e.tw = &tw;
+        /* One worker searches every block (the engine may go after the
+         * last, mmp_engines_release); one of several does not know its last. */
+        w[k].e.blocks_total = nw == 1 ? tw.blocks_total : -1;
+        w[k].e.errbuf = w[k].why;
+        w[k].e.errlen = sizeof w[k].why;
+        mmp_rc_enc_init(&w[k].e.rc);
+    }
+    if (!err) {
+        for (int k = 1; k < nw; k++)
+            w[k].started = pthread_create(&w[k].thread, NULL, run_worker, &w[k]) == 0;
+        run_worker(&w[0]);
+        for (int k = 1; k < nw; k++)
+            if (w[k].started)
+                pthread_join(w[k].thread, NULL);
+        if (tw.err)
+            err = mmp_error(errbuf, errlen, tw.err, "%s", tw.why);
+    }
     if (!err) {
         mmp_extra_in extra[MMP_MAX_EXTRA_CHUNKS];
         for (int k = 0; k < st->nchunks; k++) {
@@ -845,7 +982,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
             extra[k].data = st->chunks[k].data;
             extra[k].len = st->chunks[k].len;
         }
-        const int werr = mmp_container_write(&whole, (const uint8_t *const *)payload, plen,
+        const int werr = mmp_container_write(&whole, (const uint8_t *const *)tw.payload, tw.plen,
                                              ntiles, extra, (uint32_t)st->nchunks, out, outlen);
         if (werr)
             err = mmp_error(errbuf, errlen, werr,
@@ -855,22 +992,34 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
         mmp_image_free(recon);
     if (!err && stats) {
         memset(stats, 0, sizeof *stats);
-        stats->blocks = (uint64_t)e.blocks_done;
-        stats->dict_elements = e.dict_elements;
-        stats->search_seconds = e.search_s;
-        stats->code_seconds = e.code_s;
-        stats->engine = e.engines.eng->name;
-        stats->head_steps = e.engines.head_steps;
+        uint64_t ssd[MMP_MAX_PLANES] = {0}, nsamples[MMP_MAX_PLANES] = {0};
+        for (int k = 0; k < nw; k++) {
+            const encoder *e = &w[k].e;
+            stats->blocks += (uint64_t)e->blocks_done;
+            stats->dict_elements += e->dict_elements;
+            stats->search_seconds += e->search_s;
+            stats->code_seconds += e->code_s;
+            stats->head_steps += e->engines.head_steps;
+            for (int p = 0; p < whole_lay.nplanes; p++) {
+                ssd[p] += e->ssd[p];
+                nsamples[p] += e->nsamples[p];
+            }
+        }
+        stats->engine = w[0].e.engines.eng->name;
         stats->planes = whole_lay.nplanes;
         stats->tiles = (int)ntiles;
+        stats->tile_workers = nw;
         for (int p = 0; p < whole_lay.nplanes; p++)
-            stats->plane_psnr[p] = mmp_psnr_of_ssd(e.ssd[p], e.nsamples[p], whole_lay.maxv[p]);
+            stats->plane_psnr[p] = mmp_psnr_of_ssd(ssd[p], nsamples[p], whole_lay.maxv[p]);
     }
-    for (uint32_t i = 0; payload && i < ntiles; i++)
-        free(payload[i]);
-    free(payload);
-    free(plen);
-    tear_down(&e);
+    for (uint32_t i = 0; tw.payload && i < ntiles; i++)
+        free(tw.payload[i]);
+    free(tw.payload);
+    free(tw.plen);
+    for (int k = 0; w && k < nw; k++)
+        tear_down(&w[k].e);
+    free(w);
+    pthread_mutex_destroy(&tw.lock);
     if (!err && stats)
         stats->seconds = mmp_now_seconds() - t0;
     return err;

@@ -309,3 +309,11 @@ void mmp_engines_stop(mmp_engines *r)
         r->eng->destroy(r->es);
     r->next_es = r->es = NULL;
 }
+
+const mmp_engine_ops *mmp_engines_tile_engine(const mmp_settings *st)
+{
+    const char *name = st->engine ? st->engine : "auto";
+    const mmp_engine_config cfg = {.threads = st->threads, .device = st->device};
+    const mmp_engine_ops *o = strcmp(name, "auto") == 0 ? quick_engine(&cfg) : mmp_engine_find(name);
+    return o && !o->slow_start && o->concurrency ? o : NULL;
+}

@@ -91,4 +91,16 @@ int mmp_engines_concurrency(const mmp_engines *r);
 /* Stops every engine (after an error too). */
 void mmp_engines_stop(mmp_engines *r);
 
+/*
+ * The engine that codes several tiles at once, each tile on its own
+ * instance with a share of the threads: the engine the settings name when
+ * it starts at once and runs threads (omp), with "auto" the best such
+ * engine; NULL when the one named is slow to start (opencl) or runs one
+ * thread (seq): it codes the tiles one after another. With "auto" tiles go
+ * to the CPU even where a GPU is found: the GPU engine searches one tile's
+ * wavefront at a time, and many small wavefronts one after another keep it
+ * waiting (docs/tuning.md, "Tiles in parallel").
+ */
+const mmp_engine_ops *mmp_engines_tile_engine(const mmp_settings *st);
+
 #endif
