@@ -87,10 +87,11 @@ EOF
 # coding orders (wavefront, the default, and raster), at the default speed.
 enc() { "$BIN/mmp-enc" -q "$@"; }
 # Files of several tiles and files with ancillary chunks (docs/format.md
-# section 2). mmp-enc has neither option: each tile is coded alone by
-# mmp-enc (a tile's data is the payload of its crop coded alone with the
-# same settings, what mmp_encode writes with those tile sides) and the file
-# is assembled here: the signature, HEAD with the image's size and the tile
+# section 2). mmp-enc writes tiles (--tile) and the chunks of an input's
+# metadata, not chunks of any type and text asked for, so each tile is
+# coded alone by mmp-enc (a tile's data is the payload of its crop coded
+# alone with the same settings, what mmp_encode writes with those tile
+# sides) and the file is assembled here: the signature, HEAD with the image's size and the tile
 # sides, the ancillary chunks asked for, the tile index, the tiles.
 #   tiled OUT TW TH IMAGE [--chunk TYPE TEXT]... -- MMP-ENC OPTIONS
 # TW, TH 0: one tile, the encoder's sides. IMAGE: PGM, PPM or PAM (raw).
