@@ -4,7 +4,10 @@
 
 #include "common/cores.h"
 
+#include <dirent.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int mmp_usable_cores(void)
@@ -21,4 +24,72 @@ int mmp_usable_cores(void)
 #endif
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
+}
+
+#ifdef __linux__
+/* procs_running of /proc/stat: the threads running or ready to run on the
+ * machine now, the caller's included; -1 where it cannot be read. */
+static long machine_runnable(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long n = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "procs_running ", 14) == 0) {
+            if (sscanf(line + 14, "%ld", &n) != 1)
+                n = -1;
+            break;
+        }
+    fclose(f);
+    return n;
+}
+
+/* The threads of this process running or ready to run now (state R in
+ * /proc/self/task/TID/stat), the caller's included; -1 where they cannot
+ * be read. */
+static long own_runnable(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    long n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9' || strlen(de->d_name) > 20)
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* the thread ended meanwhile */
+        const size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        /* "TID (NAME) S ...": the name may hold spaces and parentheses. */
+        const char *close = strrchr(buf, ')');
+        if (close && close[1] == ' ' && close[2] == 'R')
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+#endif
+
+int mmp_spare_cores(void)
+{
+    const int usable = mmp_usable_cores();
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (usable < 1 || online != usable)
+        return usable;
+#ifdef __linux__
+    const long all = machine_runnable(), own = own_runnable();
+    if (all < 0 || own < 1)
+        return usable;
+    const long others = all > own ? all - own : 0;
+    return others >= usable ? 1 : usable - (int)others;
+#else
+    return usable;
+#endif
 }

@@ -9,4 +9,21 @@
  * are not seen: the threads are not bound by them to fewer processors. */
 int mmp_usable_cores(void);
 
+/*
+ * The usable cores less the threads of other processes that are running
+ * or ready to run now (Linux: /proc/stat's procs_running, less this
+ * process's threads in state R), at least 1: the threads a CPU engine takes where none are given.
+ * On a machine busy with other encodes (xargs -P, a batch system), a team
+ * of threads on every core loses its cores to them, and its threads spin
+ * in OpenMP's waits for threads that are not running: there it takes the
+ * cores left, down to one thread, which never waits (docs/tuning.md,
+ * "Threads under load"). This process's own threads are not counted: an
+ * OpenMP team of its own that just finished spins for a while, and would
+ * otherwise look like other work. A program that runs several encodes at
+ * once on its own threads gives each its share of the threads. Where the runnable threads cannot be told to be
+ * on this process's cores (its affinity leaves fewer cores than are
+ * online: a cpuset, a container), or cannot be read, the usable cores.
+ */
+int mmp_spare_cores(void);
+
 #endif

@@ -28,6 +28,7 @@
 
 #include <omp.h>
 
+#include "common/cores.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "common/wait.h"
@@ -301,7 +302,14 @@ static int omp_create(void **state, const mmp_engine_config *cfg, char *errbuf, 
     omp_state *s = calloc(1, sizeof(omp_state));
     if (!s)
         return MMP_ENOMEM;
-    s->threads = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+    /* By default every core that other work leaves (common/cores.h), at
+     * most OpenMP's count (OMP_NUM_THREADS). */
+    if (cfg->threads > 0) {
+        s->threads = cfg->threads;
+    } else {
+        const int spare = mmp_spare_cores(), most = omp_get_max_threads();
+        s->threads = spare > 0 && spare < most ? spare : most;
+    }
     if (s->threads < 1)
         s->threads = 1;
     s->verbose = cfg->verbose;

@@ -144,12 +144,17 @@ typedef struct mmp_settings {
                              * default; NULL means it too): opencl when its device is a
                              * GPU that starts and the encode searches more than
                              * MMP_AUTO_CPU_BLOCKS_PER_CORE blocks per core, else omp
-                             * (with `threads` 0: every core the process may use), else
+                             * (with `threads` 0: the cores other work leaves), else
                              * seq, the reference, in builds without either. Every
                              * engine writes the same bytes; mmp_enc_stats.engine names
                              * the one that ran */
     int threads;            /* engine threads, 0..MMP_MAX_THREADS: 0 = the engine's default
-                             * (default 0) */
+                             * (default 0): for omp every core the process may use that
+                             * other processes do not keep busy when the encode starts
+                             * (on a machine busy with other encodes, fewer, down to one
+                             * thread, which never waits); for opencl host threads. A
+                             * program that runs several encodes at once on threads of
+                             * its own gives each its share */
     int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
                              * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speeds
                              * 3 and 4 (docs/results.md, "Speed presets") */

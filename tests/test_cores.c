@@ -10,6 +10,12 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/cores.h"
 #include "common/wait.h"
@@ -75,10 +81,80 @@ static void test_follows_the_mask(void **state)
     assert_int_equal(mmp_usable_cores(), n);
 }
 
+/* A thread that stays runnable until told to stop. */
+static void *spin_until(void *arg)
+{
+    while (!atomic_load((_Atomic int *)arg))
+        ;
+    return NULL;
+}
+
+/* The cores other work leaves, where this process may run on every
+ * processor online (elsewhere the count is the usable cores whatever
+ * runs): k processes spinning leave at most usable - k (at least one);
+ * k threads of this process spinning leave them all (where nothing else
+ * runs; the machine's other work may take some, so the check is that
+ * they count less than other processes do). */
+static void test_spare_cores(void **state)
+{
+    (void)state;
+    const int usable = mmp_usable_cores();
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *f = fopen("/proc/stat", "r");
+    if (f)
+        fclose(f);
+    if (usable < 1 || online != usable || !f) {
+        assert_int_equal(mmp_spare_cores(), usable);
+        skip();
+    }
+    enum { SPINNERS = 2 };
+    const int want = usable > SPINNERS ? usable - SPINNERS : 1;
+    /* Threads of this process. */
+    _Atomic int stop = 0;
+    pthread_t t[SPINNERS];
+    for (int i = 0; i < SPINNERS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, spin_until, &stop), 0);
+    int own = 0;
+    for (int tries = 0; tries < 20; tries++) {
+        const int n = mmp_spare_cores();
+        own = n > own ? n : own;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    atomic_store(&stop, 1);
+    for (int i = 0; i < SPINNERS; i++)
+        pthread_join(t[i], NULL);
+    /* Other processes. */
+    pid_t kid[SPINNERS];
+    for (int i = 0; i < SPINNERS; i++) {
+        kid[i] = fork();
+        assert_true(kid[i] >= 0);
+        if (kid[i] == 0)
+            for (;;)
+                ; /* until killed */
+    }
+    int other = usable;
+    for (int tries = 0; tries < 50 && other > want; tries++) {
+        other = mmp_spare_cores();
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    for (int i = 0; i < SPINNERS; i++) {
+        kill(kid[i], SIGKILL);
+        waitpid(kid[i], NULL, 0);
+    }
+    print_message("spare cores of %d: %d with %d threads of this process spinning, %d with "
+                  "%d other processes\n",
+                  usable, own, SPINNERS, other, SPINNERS);
+    assert_true(other >= 1 && other <= want);
+    assert_true(own > want || usable <= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follows_the_mask),
+        cmocka_unit_test(test_spare_cores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

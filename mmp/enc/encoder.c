@@ -938,7 +938,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     }
     /* Several tiles at once on an engine that runs threads (mmp/enc/engine_start.h). */
     const mmp_engine_ops *tile_eng = ntiles > 1 ? mmp_engines_tile_engine(st) : NULL;
-    const int threads = st->threads > 0 ? st->threads : mmp_usable_cores();
+    const int threads = st->threads > 0 ? st->threads : mmp_spare_cores();
     const int nw = tile_eng ? count_workers(ntiles, threads) : 1;
     tw.payload = calloc(ntiles, sizeof *tw.payload);
     tw.plen = calloc(ntiles, sizeof *tw.plen);
