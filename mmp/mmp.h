@@ -218,7 +218,8 @@ typedef struct mmp_settings {
     const mmp_chunk *chunks;
     int nchunks;
     int verbose;            /* 1: figures of the engines at MMP_LOG_INFO (default 0) */
-    mmp_log_fn log;         /* messages (default NULL: dropped) */
+    mmp_log_fn log;         /* messages (default NULL: dropped); from several threads at
+                             * once where tiles are coded at once */
     void *log_opaque;
     /* Called after each step of blocks when set (progress bars): done of
      * total blocks, every tile's; one call at a time, done never going back,

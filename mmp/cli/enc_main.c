@@ -237,8 +237,12 @@ static int encode(job *j)
     mmp_settings *st = &o->st;
     int e;
     if (o->rc_kind == MMP_RATE_NONE) {
-        e = mmp_encode(st, &j->img, &j->b.data, &j->b.len, &j->rec, &j->stats, j->err,
-                       sizeof j->err);
+        /* The reconstruction (two bytes a sample, held through the encode)
+         * only for what reads it: --recon, and the PSNR of -v and
+         * --stats. */
+        const int want_rec = o->recon_path || o->stats || st->verbose;
+        e = mmp_encode(st, &j->img, &j->b.data, &j->b.len, want_rec ? &j->rec : NULL, &j->stats,
+                       j->err, sizeof j->err);
     } else {
         e = mmp_ratectl_encode(st, &j->img, o->rc_kind, o->rc_target, &j->b.data, &j->b.len,
                                &j->rec, &j->stats, &j->rc, st->verbose ? stderr : NULL, prog,

@@ -807,6 +807,9 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
     mmp_layout_of(&e->hdr, &e->lay);
     mmp_rc_enc_init(&e->rc);
     int err = make_planes(e);
+    /* The crop is in the planes now: freed before the tile is coded. */
+    mmp_image_free(&part);
+    e->img = e->img_whole;
     if (!err)
         err = encode_planes(e);
     if (!err)
@@ -820,8 +823,6 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
         paste_recon(e, &t, recon);
     mmp_rc_enc_free(&e->rc);
     free_planes(e);
-    mmp_image_free(&part);
-    e->img = e->img_whole;
     return err;
 }
 
