@@ -4,8 +4,9 @@
 #   make check    build and run every test (cmocka)
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
-#   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp.a, libmmp.so, mmp.pc, manual pages
-#                 under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
+#   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
+#                 manual pages, file(1) magic and MIME type under $(DESTDIR)$(PREFIX)
+#                 (default /usr/local); make uninstall
 #
 # Switches: OPENCL=0 builds without the opencl engine (and without the
 # OpenCL ICD loader), OPENMP=0 without the omp engine and without OpenMP.
@@ -14,7 +15,8 @@
 # Libraries, one per role, each built from whole folders (docs/architecture.md):
 #   build/libmmpdec.a  the decoder: common/, dict/, predict/, filter/, and mmp/common/
 #                      (the normative code both sides share) with mmp/dec/; no search,
-#                      no engine
+#                      no engine; compiled without OpenMP (its threads are pthreads), so
+#                      that it needs libc, libm and pthreads alone (also as libmmpdec.so)
 #   build/libmmp.a     the whole codec: libmmpdec's objects, mmp/enc/ (the encoder and
 #                      its search) and the engines of kernels/
 #   build/libmmpcli.a  the front ends' helpers: mmp/imageio/ (netpbm files through
@@ -42,9 +44,9 @@ CL_LIBS     = -lOpenCL
 else
 CL_LIBS     =
 endif
-DEC_LIBS = -lz -lm -pthread $(OMP_LIBS)
-ENC_LIBS = $(DEC_LIBS) $(CL_LIBS)
-CLI_LIBS = -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng) $(shell pkg-config --libs libjpeg 2>/dev/null || echo -ljpeg) $(shell pkg-config --libs libtiff-4 2>/dev/null || echo -ltiff)
+DEC_LIBS = -lm -pthread
+ENC_LIBS = $(DEC_LIBS) $(OMP_LIBS) $(CL_LIBS)
+CLI_LIBS = -lz -lnetpbm $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng) $(shell pkg-config --libs libjpeg 2>/dev/null || echo -ljpeg) $(shell pkg-config --libs libtiff-4 2>/dev/null || echo -ltiff)
 
 BUILD ?= build
 BIN   ?= bin
@@ -86,6 +88,13 @@ all: $(BIN)/mmp-enc $(BIN)/mmp-dec
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# The decoder's objects (and so the shared code, in libmmp too) compile
+# without -fopenmp: OpenMP is the encoder's alone. A `#pragma omp` there
+# draws -Wunknown-pragmas, and a call into the OpenMP runtime fails the link
+# of libmmpdec.so (-z defs).
+DEC_CFLAGS = $(filter-out -fopenmp,$(MMP_CFLAGS))
+$(DEC_OBJ) $(DEC_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o): MMP_CFLAGS := $(DEC_CFLAGS)
 
 # The OpenCL kernels, embedded in the binary as one C string: the layouts
 # they share with the host code (kernels/opencl/layout.h) first, then the
@@ -161,10 +170,18 @@ clean:
 # ------------------------------------------------ make install, make uninstall
 # Installs mmp-enc, mmp-dec, the public header (as <mmp.h>), the static and
 # the shared library (libmmp.so.$(SO_MAJOR), exporting only the functions of
-# mmp.h: mmp/libmmp.map), mmp.pc for pkg-config and the manual pages, under
-# $(DESTDIR)$(PREFIX). check-install installs into $(BUILD)/stage, builds
-# tests/install/example.c there with pkg-config and runs it, checks that the
-# manual pages name every option of --help-all, and uninstalls again.
+# mmp.h: mmp/libmmp.map), mmp.pc for pkg-config, the decoder alone as
+# libmmpdec.a and libmmpdec.so.$(SO_MAJOR) (the functions of mmp.h it
+# defines: mmp/libmmpdec.map; libc, libm and pthreads its only dependencies)
+# with mmpdec.pc, the manual pages, the file(1) magic (data/mmp.magic, as
+# $(PREFIX)/share/mmp/mmp.magic: file reads no folder of a prefix, so it is
+# named with file -m) and the MIME type (data/mmp.xml, into
+# $(PREFIX)/share/mime/packages/), under $(DESTDIR)$(PREFIX). check-install
+# installs into $(BUILD)/stage, builds tests/install/example.c there with
+# pkg-config and runs it, builds and runs the decoding program of
+# tests/install/decoder.sh against libmmpdec and checks that library's
+# dependencies, checks that the manual pages name every option of
+# --help-all, and uninstalls again.
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
@@ -174,7 +191,9 @@ VERSION  = $(shell sed -n 's/^\#define MMP_VERSION_STRING "\(.*\)"/\1/p' mmp/mmp
 # carries the minor version: a program built against 0.1 never loads 0.2.
 SO_MAJOR = $(shell echo $(VERSION) | cut -d. -f1-2)
 SHLIB    = $(BUILD)/libmmp.so.$(VERSION)
+DEC_SHLIB = $(BUILD)/libmmpdec.so.$(VERSION)
 PIC_OBJ  = $(LIB_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o)
+DEC_PIC_OBJ = $(DEC_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o)
 MAN_PAGES = mmp/cli/mmp-enc.1 mmp/cli/mmp-dec.1
 STAGE    = $(BUILD)/stage
 
@@ -193,6 +212,20 @@ $(SHLIB): $(PIC_OBJ) mmp/libmmp.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libmmp.so.$(SO_MAJOR) -Wl,--version-script=mmp/libmmp.map \
 	    -o $@ $(PIC_OBJ) $(LDFLAGS) $(ENC_LIBS)
 
+# -z defs: every symbol the decoder uses resolves in the libraries named
+# here, so that it can need no other.
+$(DEC_SHLIB): $(DEC_PIC_OBJ) mmp/libmmpdec.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libmmpdec.so.$(SO_MAJOR) \
+	    -Wl,--version-script=mmp/libmmpdec.map -Wl,-z,defs -o $@ $(DEC_PIC_OBJ) $(LDFLAGS) $(DEC_LIBS)
+
+$(BUILD)/mmpdec.pc: Makefile mmp/mmp.h
+	@mkdir -p $(dir $@)
+	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
+	  echo; echo 'Name: mmpdec'; \
+	  echo 'Description: Multidimensional Multiscale Parser image codec, the decoder alone'; \
+	  echo 'Version: $(VERSION)'; echo 'Libs: -L$${libdir} -lmmpdec'; \
+	  echo 'Libs.private: $(DEC_LIBS)'; echo 'Cflags: -I$${includedir}'; } > $@
+
 $(BUILD)/mmp.pc: Makefile mmp/mmp.h
 	@mkdir -p $(dir $@)
 	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
@@ -202,9 +235,10 @@ $(BUILD)/mmp.pc: Makefile mmp/mmp.h
 	  echo 'Libs.private: $(ENC_LIBS)'; echo 'Cflags: -I$${includedir}'; } > $@
 
 .PHONY: install uninstall check-install
-install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc
+install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc $(DEC_LIB) $(DEC_SHLIB) $(BUILD)/mmpdec.pc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(LIBDIR)/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/share/man/man1
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mmp \
+	    $(DESTDIR)$(PREFIX)/share/mime/packages
 	install -m 755 $(BIN)/mmp-enc $(BIN)/mmp-dec $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 mmp/mmp.h $(DESTDIR)$(PREFIX)/include/mmp.h
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libmmp.a
@@ -212,14 +246,26 @@ install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc
 	ln -sf libmmp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmmp.so.$(SO_MAJOR)
 	ln -sf libmmp.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libmmp.so
 	install -m 644 $(BUILD)/mmp.pc $(DESTDIR)$(LIBDIR)/pkgconfig/mmp.pc
+	install -m 644 $(DEC_LIB) $(DESTDIR)$(LIBDIR)/libmmpdec.a
+	install -m 755 $(DEC_SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libmmpdec.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmmpdec.so.$(SO_MAJOR)
+	ln -sf libmmpdec.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libmmpdec.so
+	install -m 644 $(BUILD)/mmpdec.pc $(DESTDIR)$(LIBDIR)/pkgconfig/mmpdec.pc
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 data/mmp.magic $(DESTDIR)$(PREFIX)/share/mmp/mmp.magic
+	install -m 644 data/mmp.xml $(DESTDIR)$(PREFIX)/share/mime/packages/mmp.xml
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mmp-enc $(DESTDIR)$(PREFIX)/bin/mmp-dec \
 	    $(DESTDIR)$(PREFIX)/include/mmp.h $(DESTDIR)$(LIBDIR)/libmmp.a \
 	    $(DESTDIR)$(LIBDIR)/libmmp.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmmp.so.$(SO_MAJOR) \
 	    $(DESTDIR)$(LIBDIR)/libmmp.so $(DESTDIR)$(LIBDIR)/pkgconfig/mmp.pc \
-	    $(MAN_PAGES:mmp/cli/%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
+	    $(DESTDIR)$(LIBDIR)/libmmpdec.a $(DESTDIR)$(LIBDIR)/libmmpdec.so.$(VERSION) \
+	    $(DESTDIR)$(LIBDIR)/libmmpdec.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libmmpdec.so \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/mmpdec.pc \
+	    $(MAN_PAGES:mmp/cli/%=$(DESTDIR)$(PREFIX)/share/man/man1/%) \
+	    $(DESTDIR)$(PREFIX)/share/mmp/mmp.magic $(DESTDIR)$(PREFIX)/share/mime/packages/mmp.xml
+	rmdir $(DESTDIR)$(PREFIX)/share/mmp 2>/dev/null || true
 
 check-install: all
 	@rm -rf $(STAGE)
@@ -243,11 +289,13 @@ check-install: all
 	        sed 's/\\-/-/g' $$stage/usr/share/man/man1/$$p.1 | grep -q -- "$$o" \
 	            || { echo "check-install: $$p.1 does not describe $$o"; exit 1; }; \
 	    done; \
-	done
+	done; \
+	CC="$(CC)" CFLAGS="$(CFLAGS)" LDFLAGS="$(LDFLAGS)" sh tests/install/decoder.sh $$stage/usr $(SO_MAJOR)
 	@$(MAKE) --no-print-directory uninstall DESTDIR=$(abspath $(STAGE)) PREFIX=/usr >/dev/null
 	@left=$$(find $(STAGE) -type f -o -type l | grep -v '/example' || true); \
 	[ -z "$$left" ] || { echo "check-install: uninstall left $$left"; exit 1; }
 	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
+	@echo "check-install: libmmpdec built and ran tests/install/decode.c (shared and static), needs libc, libm, pthreads alone"
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results for two sets of images: make rd makes both, make

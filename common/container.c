@@ -23,11 +23,10 @@
 #include "common/container.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <zlib.h>
 
 #include "common/error.h"
 #include "common/limits.h"
@@ -113,26 +112,51 @@ void mmp_head_write(const mmp_header *h, uint8_t *out)
     put_u16(out + H_TILE_H, h->tile_h / 16);
 }
 
-/* zlib's crc32() takes a uInt length; feed large buffers in pieces. */
-static uLong crc_update(uLong crc, const uint8_t *p, size_t n)
+/*
+ * CRC-32 as zlib's crc32() and PNG compute it (reflected polynomial
+ * 0xEDB88320, initial value and final XOR 0xFFFFFFFF), here so that the
+ * decoder needs no zlib. Eight bytes a round (slicing by eight): table[k][b]
+ * is the CRC of byte b followed by k zero bytes.
+ */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
 {
-    while (n > 0) {
-        uInt chunk = n > (size_t)(UINT_MAX / 2 + 1) ? (uInt)(UINT_MAX / 2 + 1) : (uInt)n;
-        crc = crc32(crc, p, chunk);
-        p += chunk;
-        n -= chunk;
+    for (uint32_t b = 0; b < 256; b++) {
+        uint32_t c = b;
+        for (int i = 0; i < 8; i++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[0][b] = c;
     }
+    for (int k = 1; k < 8; k++)
+        for (int b = 0; b < 256; b++)
+            crc_table[k][b] =
+                crc_table[0][crc_table[k - 1][b] & 0xff] ^ (crc_table[k - 1][b] >> 8);
+}
+
+/* crc: the register (before the final XOR) after the bytes so far. */
+static uint32_t crc_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+    for (; n >= 8; p += 8, n -= 8) {
+        const uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                                   (uint32_t)p[3] << 24);
+        crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+              crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^ crc_table[3][p[4]] ^
+              crc_table[2][p[5]] ^ crc_table[1][p[6]] ^ crc_table[0][p[7]];
+    }
+    for (; n > 0; p++, n--)
+        crc = crc_table[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
     return crc;
 }
 
-
 uint32_t mmp_chunk_crc(const uint8_t *type, const uint8_t *data, size_t len)
 {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc_update(crc, type, 4);
+    pthread_once(&crc_once, crc_init);
+    uint32_t crc = crc_update(0xFFFFFFFFu, type, 4);
     if (data)
         crc = crc_update(crc, data, len);
-    return (uint32_t)crc;
+    return crc ^ 0xFFFFFFFFu;
 }
 
 int mmp_chunk_type_valid(const char *type)

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -92,4 +93,24 @@ int mmp_spare_cores(void)
 #else
     return usable;
 #endif
+}
+
+int mmp_env_threads(void)
+{
+    /* getenv is safe here: the library sets no environment variable, and a
+     * program that does while decoding races with every getenv it calls. */
+    const char *s = getenv("OMP_NUM_THREADS");
+    if (!s)
+        return 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    long n = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((n = n * 10 + (*s - '0')) > 1 << 20)
+            return 0;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return n > 0 && (*s == '\0' || *s == ',') ? (int)n : 0;
 }

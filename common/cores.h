@@ -26,4 +26,10 @@ int mmp_usable_cores(void);
  */
 int mmp_spare_cores(void);
 
+/* The threads OMP_NUM_THREADS asks for, read as OpenMP's runtime reads it
+ * (its first value: a positive decimal number, then the end or a comma),
+ * or 0 where it is unset or reads otherwise. The decoder's threads follow
+ * it, as they did when they were OpenMP's (mmp/dec/decoder.c). */
+int mmp_env_threads(void);
+
 #endif

@@ -1,22 +1,32 @@
 /*
- * A job is taken by whichever thread swaps its flag from 0 to 1 first. The
- * caller clears the flags of a batch only once the batch's inputs are ready
- * and the previous batch is finished, so a helper may take any job whose
- * flag it finds clear, even one of a batch posted after the one it woke
- * for; it reads the batch's function and argument only after taking a job.
+ * A job is taken by whichever thread increments the low half of `next`
+ * while it is below the high half, the batch's count of jobs: the value the
+ * increment returns says both which job and of which batch, so a helper
+ * that woke for one batch may take a job of a later one. The caller sets
+ * `next` only once the batch's function and argument are written (a release
+ * that the takers' increments acquire) and the previous batch is finished,
+ * and changes them only once this batch is: a thread that takes a job reads
+ * the function and argument of that job's batch. Takers that find a batch
+ * used up push the low half past the count, by at most one each before they
+ * wait for the next batch, far from overflowing it.
  */
 #include "common/crew.h"
 
+#include <stdlib.h>
+
 #include "common/wait.h"
 
-/* Every job whose flag is still clear, taken and run. */
+/* Every job of the batch not yet taken, taken and run. */
 static void take_jobs(mmp_crew *crew)
 {
-    for (int j = 0; j < MMP_CREW_MAX_JOBS; j++)
-        if (!atomic_exchange_explicit(&crew->taken[j], 1, memory_order_acq_rel)) {
-            crew->fn(crew->arg, j);
-            atomic_fetch_add_explicit(&crew->done, 1, memory_order_release);
-        }
+    for (;;) {
+        const uint64_t v = atomic_fetch_add_explicit(&crew->next, 1, memory_order_acq_rel);
+        const uint32_t j = (uint32_t)v;
+        if (j >= (uint32_t)(v >> 32))
+            return;
+        crew->fn(crew->arg, (int)j);
+        atomic_fetch_add_explicit(&crew->done, 1, memory_order_release);
+    }
 }
 
 /* Whether the crew has a batch after `seen` or is stopping. */
@@ -69,6 +79,7 @@ void mmp_crew_start(mmp_crew *crew, int helpers, int sleep)
 {
     crew->helpers = 0;
     crew->sleep = sleep;
+    crew->thread = NULL;
     pthread_mutex_init(&crew->lock, NULL);
     pthread_cond_init(&crew->wake, NULL);
     atomic_init(&crew->sleepers, 0);
@@ -78,9 +89,10 @@ void mmp_crew_start(mmp_crew *crew, int helpers, int sleep)
     atomic_init(&crew->posted, 0);
     atomic_init(&crew->stop, 0);
     atomic_init(&crew->done, 0);
-    for (int j = 0; j < MMP_CREW_MAX_JOBS; j++)
-        atomic_init(&crew->taken[j], 1);
+    atomic_init(&crew->next, 0);
     helpers = helpers < MMP_CREW_MAX_HELPERS ? helpers : MMP_CREW_MAX_HELPERS;
+    if (helpers > 0 && !(crew->thread = malloc(sizeof *crew->thread * (size_t)helpers)))
+        helpers = 0;
     while (crew->helpers < helpers &&
            !pthread_create(&crew->thread[crew->helpers], NULL, helper_main, crew))
         crew->helpers++;
@@ -92,8 +104,7 @@ void mmp_crew_post(mmp_crew *crew, mmp_crew_job fn, void *arg, int njobs)
     crew->arg = arg;
     crew->njobs = njobs;
     atomic_store_explicit(&crew->done, 0, memory_order_relaxed);
-    for (int j = 0; j < MMP_CREW_MAX_JOBS; j++)
-        atomic_store_explicit(&crew->taken[j], j >= njobs, memory_order_release);
+    atomic_store_explicit(&crew->next, (uint64_t)(uint32_t)njobs << 32, memory_order_release);
     atomic_fetch_add(&crew->posted, 1);
     wake_sleepers(crew);
 }
@@ -119,6 +130,8 @@ void mmp_crew_stop(mmp_crew *crew)
     for (int h = 0; h < crew->helpers; h++)
         pthread_join(crew->thread[h], NULL);
     crew->helpers = 0;
+    free(crew->thread);
+    crew->thread = NULL;
     pthread_mutex_destroy(&crew->lock);
     pthread_cond_destroy(&crew->wake);
 }

@@ -63,12 +63,12 @@ int mmp_restore_classify_rows(const int32_t *rec, int stride, int w, int h, int 
 /*
  * The filtered plane: rec (w x h, stride `stride`) through r into out (w x h,
  * stride w). Samples of regions that are off, and every sample when the
- * filter is disabled, are copied. In bands of groups of rows on up to
- * `threads` threads (OpenMP; 1: this one): the bands are independent, so
- * the output is the same. Returns 0 or MMP_ENOMEM.
+ * filter is disabled, are copied. On this thread; the decoder and the
+ * encoder run it in bands of groups of rows on their threads
+ * (mmp_restore_apply_groups). Returns 0 or MMP_ENOMEM.
  */
 int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                      int maxval, int threads, uint16_t *out);
+                      int maxval, uint16_t *out);
 
 /* The rows of the groups g0 .. g1 - 1 (rows 4 g0 .. min(4 g1, h) - 1) of
  * mmp_restore_apply's output: their classes into their part of cls (the

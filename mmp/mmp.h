@@ -4,8 +4,10 @@
  * Encode a grey image to an .mmp file in memory, and decode it back. This
  * header is self-contained (standard headers only). Every function that can
  * fail returns 0 or a negative MMP_E* code; when given an error buffer it
- * also writes a one-line reason there. The library never prints and never
- * reads the environment: messages go to the log callback of the settings.
+ * also writes a one-line reason there. The library never prints, and reads
+ * nothing of the environment but OMP_NUM_THREADS (the threads of a decode,
+ * and the OpenMP runtime's of the encoder): messages go to the log
+ * callback of the settings.
  */
 #ifndef MMP_MMP_H
 #define MMP_MMP_H
@@ -284,10 +286,12 @@ int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_
  * Decode a whole .mmp file held in buf[0..len). On success `img` holds the
  * image (free with mmp_image_free), with the channels the file has. Hostile input yields an error, never a
  * crash, a hang or an unbounded allocation. Thread-safe for different
- * buffers and images; it may run threads of its own until it returns (up to
- * OMP_NUM_THREADS, or the cores of the process's affinity mask; mmp-dec(1) says which images use how
- * many; none of its own for 512 x 512 images when called inside an OpenMP
- * parallel region), and gives the same image whatever their number.
+ * buffers and images; it may run threads of its own (pthreads) until it
+ * returns: up to OMP_NUM_THREADS's first value where it is set, else the
+ * cores of the process's affinity mask; mmp-dec(1) says which images use
+ * how many. It gives the same image whatever their number. A program that
+ * decodes several files at once on threads of its own may set
+ * OMP_NUM_THREADS to 1 to keep each decode on its caller's thread.
  */
 int mmp_decode(const uint8_t *buf, size_t len, mmp_image *img, char *errbuf, size_t errlen);
 /*

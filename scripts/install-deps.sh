@@ -8,7 +8,9 @@
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
-PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libjpeg62-turbo-dev libtiff-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd netpbm"
+# file: file(1), which tests/test_cli.c runs with data/mmp.magic (not on a
+# minimal Debian 12).
+PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libjpeg62-turbo-dev libtiff-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd netpbm file"
 FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 

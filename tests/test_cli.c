@@ -971,6 +971,71 @@ static void test_metadata_tiles_region(void **state)
     expect_fail(2, "mmp-enc", "invalid tile size", NULL, "$ENC --tile 100 meta.png x.mmp");
 }
 
+/* file(1) with data/mmp.magic names mmp-enc's files: the version, the
+ * size, grey or colour, with alpha or not, lossless; --mime-type gives
+ * image/x-mmp, and data/mmp.xml (the shared-mime-info type) is well formed
+ * (xmllint). Skipped where file is not installed (scripts/install-deps.sh
+ * installs it). */
+static void test_file_magic(void **state)
+{
+    (void)state;
+    need_bin();
+    char cwd[900], magic[1000], xml[1000];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(magic, sizeof magic, "%s/data/mmp.magic", cwd);
+    snprintf(xml, sizeof xml, "%s/data/mmp.xml", cwd);
+    if (access(magic, R_OK) || access(xml, R_OK))
+        fail_msg("data/mmp.magic or data/mmp.xml not found (run from the repository root)");
+    if (run("command -v file") != 0) {
+        print_message("file(1) is not installed: skipping\n");
+        skip();
+    }
+    static const struct {
+        int channels, w, h;
+        const char *opts, *want;
+    } cases[] = {
+        {1, 40, 24, "", "MMP image data, version 1.0, 40 x 24, grey"},
+        {3, 33, 17, "", "MMP image data, version 1.0, 33 x 17, colour"},
+        {4, 20, 30, "", "MMP image data, version 1.0, 20 x 30, colour with alpha"},
+        {2, 21, 9, "--lossless", "MMP image data, version 1.0, 21 x 9, grey with alpha, lossless"},
+        {1, 16, 16, "--max-error 3",
+         "MMP image data, version 1.0, 16 x 16, grey, near-lossless (max error 3)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmp_image img = {0};
+        const int ch = cases[k].channels;
+        assert_int_equal(mmp_image_alloc_channels(&img, cases[k].w, cases[k].h, ch, 255), 0);
+        for (int i = 0; i < cases[k].w * cases[k].h * ch; i++)
+            img.pix[i] = (uint16_t)(i * 37 % 251);
+        char in[64], path[300], out[64], line[1200];
+        snprintf(in, sizeof in, "in%zu.%s", k, ch == 1 ? "pgm" : ch == 3 ? "ppm" : "pam");
+        wpath(path, sizeof path, in);
+        assert_int_equal(cli_write_pgm(path, &img), 0);
+        mmp_image_free(&img);
+        snprintf(out, sizeof out, "x%zu.mmp", k);
+        snprintf(line, sizeof line, "$ENC -q %s %s %s", cases[k].opts, in, out);
+        expect_ok(line);
+        snprintf(line, sizeof line, "file -b -m '%s' %s", magic, out);
+        expect_ok(line);
+        cap_out[strcspn(cap_out, "\n")] = '\0';
+        if (strcmp(cap_out, cases[k].want))
+            fail_msg("%s: file says '%s', want '%s'", cases[k].opts, cap_out, cases[k].want);
+        snprintf(line, sizeof line, "file -b --mime-type -m '%s' %s", magic, out);
+        expect_ok(line);
+        assert_string_equal(cap_out, "image/x-mmp\n");
+    }
+    /* Not an MMP file: not named one. */
+    expect_ok("printf 'MMPj\\001\\000' > other.bin");
+    char line[1200];
+    snprintf(line, sizeof line, "file -b -m '%s' other.bin", magic);
+    expect_ok(line);
+    assert_null(strstr(cap_out, "MMP"));
+    if (run("command -v xmllint") == 0) {
+        snprintf(line, sizeof line, "xmllint --noout '%s'", xml);
+        expect_ok(line);
+    }
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
@@ -992,6 +1057,7 @@ int main(void)
         T(test_stdout_write_error),
         T(test_output_mode),
         T(test_metadata_tiles_region),
+        T(test_file_magic),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, cli_group_teardown);

@@ -5,9 +5,12 @@
  * step; and decoding gives the same image when the other blocks of a step
  * are poisoned (marked available with garbage) and reconstructed in either
  * order, which fails as soon as a block could read a block of its own step.
+ * Also: the tiles of a file decode on as many threads as OMP_NUM_THREADS
+ * says, several at once, to the same image.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,14 +144,19 @@ static void check_poisoned(const char *name, const mmp_image *img, double lambda
         size_t len = 0;
         mmp_image rec = {0};
         encode_order(img, kinds[ki], lambda, &buf, &len, &rec);
-        /* Then every step of two blocks or more on all threads, and the
-         * updates and the filter on crews of one and three helpers (also
-         * with the steps poisoned and reversed: the reconstruction runs
-         * beside the updates). */
+        /* Then every step of two blocks or more on all threads, and on
+         * crews of one and three helpers (the blocks, then the updates),
+         * and the updates and the filter on crews of one and three helpers
+         * (also with the steps poisoned and reversed: the reconstruction
+         * runs beside the updates). */
+#define CHECK(p, r, m, h) {.poison = (p), .reverse = (r), .parallel_min = (m), .helpers = (h)}
+        const int top = img->maxval;
         const mmp_decode_check checks[] = {
-            {-1, 0, 0, -1}, {-1, 1, 0, -1}, {0, 0, 0, -1},          {0, 1, 0, -1},
-            {img->maxval, 0, 0, -1}, {img->maxval, 1, 0, -1}, {-1, 0, 2, -1}, {-1, 0, 0, 1},
-            {-1, 0, 0, 3},  {0, 1, 0, 1},   {img->maxval, 0, 0, 3}};
+            CHECK(-1, 0, 0, -1), CHECK(-1, 1, 0, -1), CHECK(0, 0, 0, -1),  CHECK(0, 1, 0, -1),
+            CHECK(top, 0, 0, -1), CHECK(top, 1, 0, -1), CHECK(-1, 0, 2, 0), CHECK(-1, 0, 2, 1),
+            CHECK(-1, 0, 2, 3),  CHECK(-1, 0, 0, 1),  CHECK(-1, 0, 0, 3),  CHECK(0, 1, 0, 1),
+            CHECK(top, 0, 0, 3)};
+#undef CHECK
         for (int i = 0; i < NELEM(checks); i++) {
             char what[160];
             snprintf(what, sizeof what, "%s %dx%d %s lambda %g poison %d%s%s, %d helpers", name,
@@ -189,6 +197,60 @@ static void test_poisoned_steps(void **state)
     mmp_image_free(&noise);
 }
 
+/* A file of six tiles decodes to the encoder's reconstruction on 1, 2 and 3
+ * threads (OMP_NUM_THREADS, read at each decode), with one tile at a time
+ * on 1 and several at once on 2 and 3: each tile waits for a second to
+ * start (mmp_decode_check.meet), which only another thread can start. */
+static void test_tiles_on_threads(void **state)
+{
+    (void)state;
+    mmp_image img = {0};
+    if (load_crop("camera", 100, 150, 300, 200, &img))
+        return;
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.lambda = 30;
+    s.speed = 4;
+    s.tile_width = 128;
+    s.tile_height = 128;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    mmp_image rec = {0};
+    char err[256] = "";
+    if (mmp_encode(&s, &img, &buf, &len, &rec, NULL, err, sizeof err))
+        fail_msg("encode: %s", err);
+    const char *old = getenv("OMP_NUM_THREADS");
+    char *saved = old ? strdup(old) : NULL;
+    for (int t = 1; t <= 3; t++) {
+        char n[4], what[64];
+        snprintf(n, sizeof n, "%d", t);
+        assert_int_equal(setenv("OMP_NUM_THREADS", n, 1), 0);
+        _Atomic int most;
+        atomic_init(&most, 0);
+        const mmp_decode_check chk = {.poison = -1, .meet = t > 1 ? 2 : 0, .tiles_at_once = &most};
+        snprintf(what, sizeof what, "6 tiles, OMP_NUM_THREADS=%d", t);
+        assert_decodes(buf, len, &chk, &rec, what);
+        if (t == 1)
+            assert_int_equal(atomic_load(&most), 1);
+        else if (atomic_load(&most) < 2)
+            fail_msg("%s: at most %d tile at a time", what, atomic_load(&most));
+        mmp_image dec = {0};
+        assert_int_equal(mmp_decode(buf, len, &dec, err, sizeof err), 0);
+        assert_decodes(buf, len, NULL, &dec, what);
+        mmp_image_free(&dec);
+        print_message("%s: the reconstruction, up to %d tiles at once\n", what,
+                      atomic_load(&most));
+    }
+    if (saved)
+        setenv("OMP_NUM_THREADS", saved, 1);
+    else
+        unsetenv("OMP_NUM_THREADS");
+    free(saved);
+    free(buf);
+    mmp_image_free(&rec);
+    mmp_image_free(&img);
+}
+
 /* The order is a setting the encoder checks. */
 static void test_bad_order(void **state)
 {
@@ -213,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_poisoned_steps),
         cmocka_unit_test(test_bad_order),
+        cmocka_unit_test(test_tiles_on_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

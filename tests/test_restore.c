@@ -137,8 +137,10 @@ static void test_matches_document(void **state)
         uint8_t *cls = malloc((size_t)((w + 3) / 4) * ((h + 3) / 4));
         assert_non_null(out);
         assert_non_null(cls);
-        /* In bands on 1 to 5 threads: each sample as the document says. */
-        assert_int_equal(mmp_restore_apply(&r, rec, stride, w, h, maxval, 1 + iter % 5, out), 0);
+        /* In bands on 1 to 5 threads (the encoder's): each sample as the
+         * document says. */
+        assert_int_equal(
+            mmp_restore_apply_threads(&r, rec, stride, w, h, maxval, 1 + iter % 5, out), 0);
         assert_int_equal(mmp_restore_classify(rec, stride, w, h, maxval, NULL, cls), 0);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
@@ -193,7 +195,7 @@ static void test_matches_document(void **state)
         free(bands);
         /* Disabled: the plane as it is. */
         r.enabled = 0;
-        assert_int_equal(mmp_restore_apply(&r, rec, stride, w, h, maxval, 1, out), 0);
+        assert_int_equal(mmp_restore_apply(&r, rec, stride, w, h, maxval, out), 0);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
                 assert_int_equal(out[y * w + x], rec[y * stride + x]);
@@ -280,7 +282,7 @@ static int assert_on_by_gain(const mmp_restore *r, const int32_t *rec, const int
     assert_non_null(out);
     assert_non_null(gain);
     memset(all.on, 1, (size_t)nr);
-    assert_int_equal(mmp_restore_apply(&all, rec, w, w, h, maxval, 1, out), 0);
+    assert_int_equal(mmp_restore_apply(&all, rec, w, w, h, maxval, out), 0);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             const int64_t e0 = orig[y * w + x] - rec[y * w + x], e1 = orig[y * w + x] - out[y * w + x];
@@ -321,7 +323,7 @@ static void test_fit(void **state)
     assert_int_equal(mmp_restore_init(&r, w, h), 0);
     assert_int_equal(mmp_restore_fit(&r, blur, orig, w, w, h, 255, 10.0, 1), 0);
     assert_int_equal(r.enabled, 1);
-    assert_int_equal(mmp_restore_apply(&r, blur, w, w, h, 255, 1, out), 0);
+    assert_int_equal(mmp_restore_apply(&r, blur, w, w, h, 255, out), 0);
     for (int i = 0; i < w * h; i++)
         assert_in_range(out[i], 0, 255);
     uint16_t *b16 = malloc(sizeof *b16 * (size_t)w * h);

@@ -4,10 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "common/error.h"
 
 int mmp_codec_init(mmp_codec *c, int width, int height, int maxval, int dict_cap,
@@ -352,12 +348,9 @@ void mmp_apply_updates(mmp_codec *c)
      * scales can go to different threads. The five scales of one width go
      * together (mmp_dict_update_width), as they share the resampling of a
      * pattern's rows. Work grows with the width, so the widest go first:
-     * handed out last they would leave the other threads idle. */
-#ifdef _OPENMP
-    const int par = c->threads != 1 && c->nupd > 0;
-    const int nt = c->threads > 1 ? c->threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) if (par) num_threads(nt) default(none) shared(c)
-#endif
+     * handed out last they would leave the other threads idle. This
+     * thread takes them in that order; the decoder hands them to its crews
+     * (mmp_updates_job). */
     for (int j = 0; j < MMP_NLOG; j++)
         mmp_updates_job(c, j);
     mmp_updates_end(c);

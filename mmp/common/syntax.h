@@ -75,7 +75,8 @@ typedef struct mmp_codec {
     uint8_t *upd_repeat;      /* 1: a repeat of an earlier pattern (mmp_dict_repeat), skipped */
     int nupd, upd_cap;        /* patterns queued, room for */
     long upd_len, upd_room;   /* samples queued, room for */
-    int threads;              /* for mmp_apply_updates: 1 one, 0 all cores, N N (default 0) */
+    int threads;              /* the encoder's threads for a step's updates and checks
+                               * (mmp/enc/encoder.c): 1 one, 0 all cores, N N (default 0) */
     /* The transform residual (docs/format.md 4.4): the plane's quantiser
      * index (0: none, and no residual-type symbol) and its step in 1/16,
      * and the leaves' coefficient scans (made by mmp_codec_init; the
@@ -134,7 +135,7 @@ int mmp_code_block(mmp_codec *c, mmp_symbols *io, mmp_block *blk);
 void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk);
 
 /* Apply the queued patterns of the step in order, then let the index models
- * follow the dictionary's growth. */
+ * follow the dictionary's growth, on this thread. */
 void mmp_apply_updates(mmp_codec *c);
 
 /* The same in three parts, for callers that schedule the jobs themselves:

@@ -4,16 +4,15 @@
  * for large steps: no block of a step reads another's pixels) and the step's
  * dictionary updates.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "common/container.h"
 #include "common/crew.h"
 #include "common/cores.h"
 #include "common/error.h"
+#include "common/timing.h"
 #include "common/wait.h"
 #include "filter/restore.h"
 #include "mmp/common/alpha.h"
@@ -28,25 +27,45 @@ _Static_assert(MMP_MAX_FILE_BYTES >= MMP_MAX_CHUNK,
                "mmp.h's file size limit is the container's");
 
 /*
- * Threads. A plane whose steps all have fewer than PARALLEL_MIN_BLOCKS
- * blocks (512 x 512: at most 16 a step) gets a crew (common/crew.h) of up
- * to CREW_HELPERS helper threads, one fewer than the cores: each step's
- * dictionary updates, the scales of one width a job (about two thirds of
- * the decoding of such planes), are posted to it and taken while the
- * decoding thread reconstructs the step, and the restoration filter runs in
- * bands on it. A parallel region per step would wait at its end for threads
- * that are not running, longer than the step's work on a busy machine
- * (ten to fifty times as long), and OpenMP's tasks, whose waits sleep,
- * gain nothing (docs/tuning.md, "Decoder threads"). The
- * helpers count against OMP_NUM_THREADS where it is set, as the regions'
- * threads do. A plane with larger steps reconstructs them and
- * applies their updates in parallel regions of all the cores, and filters in
- * bands on them. Planes of fewer than CREW_MIN_BLOCKS blocks decode on one
- * thread: a helper's start and stop would cost more than it saves.
+ * Threads, all of them the decoder's own (pthreads; the decoder uses no
+ * OpenMP, so that libmmpdec needs no OpenMP runtime): decoder_threads() of
+ * them, OMP_NUM_THREADS's count where it is set (as when they were
+ * OpenMP's), else the cores of the process's affinity mask.
+ *
+ * A file of several tiles decodes them on a crew (common/crew.h) of up to
+ * one thread a tile, each tile on one thread. A tile, or a file of one,
+ * decodes plane by plane. A plane whose steps all have fewer than
+ * PARALLEL_MIN_BLOCKS blocks (512 x 512: at most 16 a step) gets a crew of
+ * up to CREW_HELPERS helper threads, one fewer than the threads: each
+ * step's dictionary updates, the scales of one width a job (about two
+ * thirds of the decoding of such planes), are posted to it and taken while
+ * the decoding thread reconstructs the step, and the restoration filter
+ * runs in bands on it. A parallel region per step would wait at its end for
+ * threads that are not running, longer than the step's work on a busy
+ * machine (ten to fifty times as long), and OpenMP's tasks, whose waits
+ * sleep, gained nothing (docs/tuning.md, "Decoder threads"). A plane with
+ * larger steps gets a crew of all the threads (one fewer helpers): it
+ * reconstructs the blocks of those steps (a job a block, handed out as
+ * they finish) and then applies their updates, and it takes the updates of
+ * the plane's small steps as above, and the filter's bands. Planes of
+ * fewer than CREW_MIN_BLOCKS blocks decode on one thread: a helper's start
+ * and stop would cost more than it saves.
  */
 #define PARALLEL_MIN_BLOCKS 32
 #define CREW_HELPERS 4
 #define CREW_MIN_BLOCKS 64
+#define MAX_THREADS (MMP_CREW_MAX_HELPERS + 1)
+/* Bands of the restoration filter per thread: a few, so that threads that
+ * get their cores late still find work. */
+#define BANDS_PER_THREAD 4
+
+/* The threads a decode may use (see above), 1 to MAX_THREADS. */
+static int decoder_threads(void)
+{
+    const int env = mmp_env_threads();
+    const int n = env > 0 ? env : mmp_usable_cores();
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+}
 
 /* Block b's samples set to v (v >= 0) and marked available, or (v < 0)
  * marked unavailable. */
@@ -77,7 +96,21 @@ static void reconstruct_checked(mmp_codec *c, const int32_t *blocks, int n, int 
     }
 }
 
-/* The payload's steps; crew: helpers for the small steps' updates, or NULL. */
+/* The blocks of a large step, a crew's jobs. */
+typedef struct step_blocks {
+    mmp_codec *c;
+    const int32_t *blocks;
+    const mmp_block *blk;
+    int bw;
+} step_blocks;
+
+static void reconstruct_job(void *arg, int k)
+{
+    const step_blocks *s = arg;
+    mmp_reconstruct_block(s->c, s->blocks[k] / s->bw, s->blocks[k] % s->bw, &s->blk[k]);
+}
+
+/* The payload's steps; crew: the plane's helpers, or NULL. */
 static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_rc_dec *rc,
                           const mmp_decode_check *chk, mmp_crew *crew)
 {
@@ -96,29 +129,32 @@ static int decode_payload(mmp_codec *c, const mmp_order *o, mmp_block *blk, mmp_
         }
         /* The updates read the queued patterns and change the dictionary;
          * the reconstruction reads the residuals in blk and changes the
-         * plane: they may run at once. */
-        const int crew_updates = crew && n < pmin;
-        if (crew_updates) {
+         * plane: they may run at once. A small step's updates go to the
+         * crew while this thread reconstructs; a large step's blocks go to
+         * the crew, then its updates. */
+        const int large = crew && n >= pmin;
+        if (crew) {
             mmp_updates_begin(c);
-            mmp_crew_post(crew, mmp_updates_job, c, MMP_NLOG);
+            if (!large)
+                mmp_crew_post(crew, mmp_updates_job, c, MMP_NLOG);
         }
-        c->threads = n >= pmin ? 0 : 1;
         if (chk && (chk->poison >= 0 || chk->reverse)) {
             reconstruct_checked(c, blocks, n, bw, blk, chk);
+        } else if (large) {
+            step_blocks sb = {.c = c, .blocks = blocks, .blk = blk, .bw = bw};
+            mmp_crew_run(crew, reconstruct_job, &sb, n);
         } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1 && c->threads != 1) default(none) \
-    shared(c, blocks, blk) firstprivate(n, bw)
-#endif
             for (int k = 0; k < n; k++)
                 mmp_reconstruct_block(c, blocks[k] / bw, blocks[k] % bw, &blk[k]);
         }
-        if (crew_updates) {
+        if (large)
+            mmp_crew_run(crew, mmp_updates_job, c, MMP_NLOG);
+        else if (crew)
             mmp_crew_finish(crew);
+        if (crew)
             mmp_updates_end(c);
-        } else {
+        else
             mmp_apply_updates(c);
-        }
     }
     return 0;
 }
@@ -144,29 +180,23 @@ static void restore_band(void *arg, int j)
         atomic_store(&b->err, MMP_ENOMEM);
 }
 
-/* mmp_restore_apply, in bands: on the crew if there is one, else with
- * all_cores on every core (planes of large steps), else on this thread. */
+/* mmp_restore_apply, in bands on the crew if there is one, else on this
+ * thread. */
 static int restore_plane(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                         int maxval, uint16_t *out, mmp_crew *crew, int all_cores)
+                         int maxval, uint16_t *out, mmp_crew *crew)
 {
-    if (!crew) {
-        int threads = 1;
-#ifdef _OPENMP
-        if (all_cores)
-            threads = omp_get_max_threads();
-#endif
-        (void)all_cores;
-        return mmp_restore_apply(r, rec, stride, w, h, maxval, threads, out);
-    }
-    const int jobs = 4 * (crew->helpers + 1) < MMP_CREW_MAX_JOBS ? 4 * (crew->helpers + 1)
-                                                                  : MMP_CREW_MAX_JOBS;
+    if (!crew)
+        return mmp_restore_apply(r, rec, stride, w, h, maxval, out);
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
+    const int bands = BANDS_PER_THREAD * (crew->helpers + 1) < gh
+                          ? BANDS_PER_THREAD * (crew->helpers + 1)
+                          : gh;
     restore_bands b = {.r = r, .rec = rec, .stride = stride, .w = w, .h = h, .maxval = maxval,
-                       .groups = (gh + jobs - 1) / jobs, .out = out};
+                       .groups = (gh + bands - 1) / bands, .out = out};
     atomic_init(&b.err, 0);
     if (r->enabled && !(b.cls = malloc((size_t)gw * gh)))
         return MMP_ENOMEM;
-    mmp_crew_run(crew, restore_band, &b, jobs);
+    mmp_crew_run(crew, restore_band, &b, bands);
     free(b.cls);
     return atomic_load(&b.err);
 }
@@ -174,7 +204,8 @@ static int restore_plane(const mmp_restore *r, const int32_t *rec, int stride, i
 /* Plane p of the layout through the MMP machinery, its samples into out;
  * luma: the decoded luma plane (read by the chroma planes' CfL mode). */
 static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_rc_dec *rc,
-                        const uint16_t *luma, uint16_t *out, const mmp_decode_check *chk)
+                        const uint16_t *luma, uint16_t *out, const mmp_decode_check *chk,
+                        int threads)
 {
     const int bw = (l->w[p] + MMP_B - 1) / MMP_B, bh = (l->h[p] + MMP_B - 1) / MMP_B;
     mmp_order o;
@@ -213,17 +244,13 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
         else
             mmp_codec_set_transform(&c, (int)qi);
     }
-    /* The crew, for planes whose steps are all small (see above). */
+    /* The plane's crew (see above). */
     const int pmin = chk && chk->parallel_min > 0 ? chk->parallel_min : PARALLEL_MIN_BLOCKS;
-#ifdef _OPENMP
-    /* Called from a parallel region, the caller's threads are the decoder's. */
-    const int cores = omp_in_parallel() ? 1 : omp_get_max_threads();
-#else
-    const int cores = mmp_usable_cores();
-#endif
-    int helpers = (long)bw * bh >= CREW_MIN_BLOCKS && o.max_step < pmin && cores > 1
-                      ? (cores - 1 < CREW_HELPERS ? cores - 1 : CREW_HELPERS)
-                      : 0;
+    int helpers = 0;
+    if (o.max_step >= pmin)
+        helpers = threads - 1;
+    else if ((long)bw * bh >= CREW_MIN_BLOCKS)
+        helpers = threads - 1 < CREW_HELPERS ? threads - 1 : CREW_HELPERS;
     if (chk && chk->helpers)
         helpers = chk->helpers > 0 ? chk->helpers : 0;
     mmp_crew crew;
@@ -231,7 +258,6 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     mmp_crew *cr = crew.helpers ? &crew : NULL;
     if (!err)
         err = decode_payload(&c, &o, blk, rc, chk, cr);
-    const int large_steps = o.max_step >= pmin;
     free(blk);
     mmp_order_free(&o);
     /* The plane's restoration filter, then the filtered plane. */
@@ -241,7 +267,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
             err = MMP_EBITSTREAM;
         if (!err)
             err = restore_plane(&r, c.plane.pix, c.plane.width, l->w[p], l->h[p], l->maxv[p],
-                                out, cr, large_steps);
+                                out, cr);
         mmp_restore_free(&r);
     }
     mmp_crew_stop(&crew);
@@ -255,7 +281,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
  * the decoded luma plane, residual stage included (as decode_plane). */
 static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int p,
                                  mmp_rc_dec *rc, const uint16_t *luma, uint16_t *out,
-                                 const mmp_decode_check *chk)
+                                 const mmp_decode_check *chk, int threads)
 {
     const int w = l->w[p], h = l->h[p], m = l->maxv[p], n = (int)hdr->max_error;
     if (hdr->residual == MMP_RESIDUAL_ALONE)
@@ -263,7 +289,7 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
     uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
     if (!base)
         return MMP_ENOMEM;
-    int err = decode_plane(hdr, l, p, rc, luma, base, chk);
+    int err = decode_plane(hdr, l, p, rc, luma, base, chk, threads);
     if (!err)
         err = mmp_refine_decode(rc, base, out, w, h, m, n);
     free(base);
@@ -271,9 +297,10 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
 }
 
 /* Tile t of a file into its own image: its planes decoded from its
- * payload, as a whole image of its size with the header's parameters. */
+ * payload, as a whole image of its size with the header's parameters, on
+ * up to `threads` threads. */
 static int decode_tile(const mmp_header *whole, const uint8_t *buf, const mmp_tile *t,
-                       mmp_image *img, const mmp_decode_check *chk)
+                       mmp_image *img, const mmp_decode_check *chk, int threads)
 {
     mmp_header hdr = *whole;
     hdr.width = t->w;
@@ -291,15 +318,79 @@ static int decode_tile(const mmp_header *whole, const uint8_t *buf, const mmp_ti
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
         else if (hdr.residual != MMP_RESIDUAL_NONE)
-            err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
+            err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk, threads);
         else
-            err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk);
+            err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk, threads);
     }
     if (!err && !(err = mmp_image_alloc_channels(img, l.width, l.height, l.nplanes, l.maxval)))
         mmp_image_from_planes(&l, (const uint16_t *const *)planes, img);
     for (int p = 0; p < MMP_MAX_PLANES; p++)
         free(planes[p]);
     return err;
+}
+
+/* The tiles of a decode, a crew's jobs. */
+typedef struct tile_run {
+    const mmp_container *c;
+    const uint8_t *buf;
+    const uint32_t *need; /* the tiles the window touches, in file order */
+    int x, y, w, h, ch;   /* the window, and the image's channels */
+    mmp_image *img;
+    const mmp_decode_check *chk;
+    int threads;          /* each tile's */
+    int shared;           /* 1: tiles run at once, and lock guards tile_err and bad */
+    _Atomic int failed;   /* 1: a tile has failed */
+    _Atomic int started, running; /* tiles, for the checks */
+    pthread_mutex_t lock;
+    int tile_err;         /* the error of the failed tile first in file order */
+    uint32_t bad;         /* that tile */
+} tile_run;
+
+/* Tile need[k] decoded and copied into its place in the window. */
+static void tile_job(void *arg, int k)
+{
+    tile_run *tr = arg;
+    /* After a failure the tiles left are not decoded: the file is refused
+     * whatever they hold. */
+    if (atomic_load(&tr->failed))
+        return;
+    const mmp_tile *t = &tr->c->tiles[tr->need[k]];
+    const int x = tr->x, y = tr->y, w = tr->w, h = tr->h, ch = tr->ch;
+    const int x0 = (int)t->x > x ? (int)t->x : x, y0 = (int)t->y > y ? (int)t->y : y;
+    const int x1 = (int)(t->x + t->w) < x + w ? (int)(t->x + t->w) : x + w;
+    const int y1 = (int)(t->y + t->h) < y + h ? (int)(t->y + t->h) : y + h;
+    const mmp_decode_check *chk = tr->chk;
+    if (chk && chk->tiles_at_once) {
+        const int now = atomic_fetch_add(&tr->running, 1) + 1;
+        for (int most = atomic_load(chk->tiles_at_once);
+             most < now && !atomic_compare_exchange_weak(chk->tiles_at_once, &most, now);)
+            ;
+    }
+    atomic_fetch_add(&tr->started, 1);
+    if (chk && chk->meet > 0)
+        for (const double t0 = mmp_now_seconds();
+             atomic_load(&tr->started) < chk->meet && mmp_now_seconds() < t0 + 10;)
+            sched_yield();
+    mmp_image part;
+    const int terr = decode_tile(&tr->c->h, tr->buf, t, &part, tr->chk, tr->threads);
+    if (chk && chk->tiles_at_once)
+        atomic_fetch_sub(&tr->running, 1);
+    if (terr) {
+        const int locked = tr->shared && !pthread_mutex_lock(&tr->lock);
+        if (!tr->tile_err || tr->need[k] < tr->bad) {
+            tr->tile_err = terr;
+            tr->bad = tr->need[k];
+        }
+        atomic_store(&tr->failed, 1);
+        if (locked)
+            pthread_mutex_unlock(&tr->lock);
+        return;
+    }
+    for (int yy = y0; yy < y1; yy++)
+        memcpy(tr->img->pix + ((size_t)(yy - y) * (size_t)w + (size_t)(x0 - x)) * (size_t)ch,
+               part.pix + ((size_t)(yy - (int)t->y) * t->w + (size_t)(x0 - (int)t->x)) * (size_t)ch,
+               sizeof(uint16_t) * (size_t)(x1 - x0) * (size_t)ch);
+    mmp_image_free(&part);
 }
 
 /* The decoder: the container checked (and the window's pixels against
@@ -350,51 +441,29 @@ static int decode(const uint8_t *buf, size_t len, int x, int y, int w, int h, mm
             need[nneed++] = i;
     }
     /* Tiles are independent: several decode at once, each into its own part
-     * of the image, each on one thread (inside the region, the decoder
-     * starts no threads of its own). After a failure no further tile
+     * of the image, each on one thread. After a failure no further tile
      * starts; the failing tile reported is the first in file order of
      * those that failed. */
-    int tile_err = 0;
-    uint32_t bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (nneed > 1 && !omp_in_parallel())
-#endif
-    for (int k = 0; k < nneed; k++) {
-        /* After a failure the tiles left are not decoded: the file is
-         * refused whatever they hold. */
-        int failed;
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-        failed = tile_err;
-        if (failed)
-            continue;
-        const mmp_tile *t = &c.tiles[need[k]];
-        const int x0 = (int)t->x > x ? (int)t->x : x, y0 = (int)t->y > y ? (int)t->y : y;
-        const int x1 = (int)(t->x + t->w) < x + w ? (int)(t->x + t->w) : x + w;
-        const int y1 = (int)(t->y + t->h) < y + h ? (int)(t->y + t->h) : y + h;
-        mmp_image part;
-        const int terr = decode_tile(hdr, buf, t, &part, chk);
-        if (terr) {
-#ifdef _OPENMP
-#pragma omp critical(mmp_decode_tile_error)
-#endif
-            if (!tile_err || need[k] < bad) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                tile_err = terr;
-                bad = need[k];
-            }
-            continue;
-        }
-        for (int yy = y0; yy < y1; yy++)
-            memcpy(img->pix + ((size_t)(yy - y) * (size_t)w + (size_t)(x0 - x)) * (size_t)ch,
-                   part.pix + ((size_t)(yy - (int)t->y) * t->w + (size_t)(x0 - (int)t->x)) *
-                                  (size_t)ch,
-                   sizeof(uint16_t) * (size_t)(x1 - x0) * (size_t)ch);
-        mmp_image_free(&part);
+    tile_run tr = {.c = &c, .buf = buf, .need = need, .x = x, .y = y, .w = w, .h = h, .ch = ch,
+                   .img = img, .chk = chk, .threads = decoder_threads()};
+    atomic_init(&tr.failed, 0);
+    atomic_init(&tr.started, 0);
+    atomic_init(&tr.running, 0);
+    if (!err && nneed > 1 && tr.threads > 1) {
+        tr.shared = !pthread_mutex_init(&tr.lock, NULL);
+        mmp_crew crew;
+        mmp_crew_start(&crew, tr.shared ? (nneed < tr.threads ? nneed : tr.threads) - 1 : 0, 1);
+        tr.threads = 1;
+        mmp_crew_run(&crew, tile_job, &tr, nneed);
+        mmp_crew_stop(&crew);
+        if (tr.shared)
+            pthread_mutex_destroy(&tr.lock);
+    } else if (!err) {
+        for (int k = 0; k < nneed && !tr.tile_err; k++)
+            tile_job(&tr, k);
     }
+    const int tile_err = tr.tile_err;
+    const uint32_t bad = tr.bad;
     free(need);
     if (!err)
         err = tile_err;

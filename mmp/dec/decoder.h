@@ -8,6 +8,7 @@
 #ifndef MMP_MMP_DECODER_H
 #define MMP_MMP_DECODER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,10 @@ typedef struct mmp_decode_check {
     int helpers;      /* > 0: a crew of this many helper threads whatever the
                        * image's size and the cores; < 0: none; 0: the
                        * decoder's own rule (mmp/dec/decoder.c) */
+    int meet;         /* > 0: each tile, once started, waits (up to ten
+                       * seconds) until this many tiles have started */
+    _Atomic int *tiles_at_once; /* non-NULL: set to the most tiles that were
+                                 * being decoded at one time */
 } mmp_decode_check;
 
 /* mmp_decode, with the check (NULL: none). */

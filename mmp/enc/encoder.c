@@ -347,9 +347,11 @@ static int engine_threads(const encoder *e)
  * search's last region, which are still awake; with one that has more
  * threads than cores (opencl's mostly wait for the device) on a crew of
  * sleeping helpers, as a region would have to wake many threads that share
- * the cores (docs/tuning.md, "Encoder threads").
- * Called when a plane starts and when its engine changes.
+ * the cores (docs/tuning.md, "Encoder threads"): up to UPDATE_HELPERS, one
+ * fewer than the cores. Called when a plane starts and when its engine
+ * changes.
  */
+#define UPDATE_HELPERS 4
 static void start_update_crew(encoder *e)
 {
     if (e->crew_on)
@@ -357,7 +359,7 @@ static void start_update_crew(encoder *e)
     e->crew_on = 0;
     const int cores = mmp_usable_cores(), threads = engine_threads(e);
     if (cores > 1 && threads > cores) {
-        mmp_crew_start(&e->crew, cores - 1, 1);
+        mmp_crew_start(&e->crew, cores - 1 < UPDATE_HELPERS ? cores - 1 : UPDATE_HELPERS, 1);
         e->crew_on = 1; /* with no helper started, encode_step runs every job itself */
     }
 }
@@ -434,7 +436,7 @@ static const char *engine_reason(const encoder *e, int err)
 
 /* The jobs after a step's symbols: MMP_NLOG of updates (mmp_updates_job),
  * then up to STEP_JOBS - MMP_NLOG of checks (blocks k, k + nchk, ...). */
-#define STEP_JOBS MMP_CREW_MAX_JOBS
+#define STEP_JOBS 16
 
 typedef struct step_checks {
     encoder *e;
@@ -570,8 +572,8 @@ static int restore_plane(encoder *e, int p)
                               l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, engine_threads(e));
     if (!err) {
         mmp_restore_write(&e->rc, &r);
-        err = mmp_restore_apply(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p], l->maxv[p],
-                                engine_threads(e), e->out[p]);
+        err = mmp_restore_apply_threads(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p],
+                                        l->maxv[p], engine_threads(e), e->out[p]);
     }
     if (!err && e->st->verbose) {
         int on = 0;

@@ -589,3 +589,28 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
     free(band);
     return err;
 }
+
+/* Bands per thread of mmp_restore_apply_threads: a few, so that threads
+ * that get their cores late still find work. */
+#define BANDS_PER_THREAD 4
+
+int mmp_restore_apply_threads(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                              int maxval, int threads, uint16_t *out)
+{
+    const int gh = (h + 3) / 4, nt = threads > 1 ? threads : 1;
+    const int bands = BANDS_PER_THREAD * nt < gh ? BANDS_PER_THREAD * nt : gh;
+    uint8_t *cls = r->enabled ? malloc((size_t)((w + 3) / 4) * gh) : NULL;
+    if (r->enabled && !cls)
+        return MMP_ENOMEM;
+    int err = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (nt > 1) num_threads(nt) default(none) \
+    shared(r, rec, stride, w, h, maxval, cls, out, gh, bands) reduction(| : err)
+#endif
+    for (int k = 0; k < bands; k++)
+        err |= mmp_restore_apply_groups(r, rec, stride, w, h, maxval, (int)((long)gh * k / bands),
+                                        (int)((long)gh * (k + 1) / bands), cls, out);
+    (void)nt;
+    free(cls);
+    return err ? MMP_ENOMEM : 0;
+}

@@ -23,6 +23,12 @@
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
                     int h, int maxval, double lambda, int threads);
 
+/* mmp_restore_apply in bands of groups of rows on up to `threads` threads
+ * (OpenMP; 1: this one): the bands are independent, so the output is the
+ * same. Returns 0 or MMP_ENOMEM. */
+int mmp_restore_apply_threads(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
+                              int maxval, int threads, uint16_t *out);
+
 /* For tests: on (1), the fit takes its statistics the plain way, which the
  * default must equal: every round sums the samples of the regions that are
  * on afresh (rather than taking those of the regions that are off from the

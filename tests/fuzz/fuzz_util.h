@@ -34,13 +34,15 @@
 #include "common/error.h"
 #include "mmp/mmp.h"
 
-/* One OpenMP thread for the library's parallel loops whose thread count is
- * not set (the decoder's, the dictionary updates of the seq engine): the
- * fuzzer runs on one core, and idle OpenMP workers spinning on another
- * took a quarter of the decoder's time. Engines given a thread count
- * (fuzz_diff's omp) still get it. Call from LLVMFuzzerInitialize. */
+/* One thread for the library's parallel work whose thread count is not
+ * set: the decoder's (which reads OMP_NUM_THREADS at each decode) and the
+ * encoder's OpenMP loops (the dictionary updates of the seq engine): the
+ * fuzzer runs on one core, and idle workers spinning on another took a
+ * quarter of the decoder's time. Engines given a thread count (fuzz_diff's
+ * omp) still get it. Call from LLVMFuzzerInitialize. */
 static inline void fuzz_one_thread(void)
 {
+    setenv("OMP_NUM_THREADS", "1", 1);
 #ifdef _OPENMP
     omp_set_num_threads(1);
 #endif
