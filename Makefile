@@ -2,6 +2,7 @@
 #
 #   make          build bin/mmp-enc and bin/mmp-dec
 #   make check    build and run every test (cmocka)
+#   make check-python  the Python package python/ against the installed library
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
 #   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
@@ -296,6 +297,33 @@ check-install: all
 	[ -z "$$left" ] || { echo "check-install: uninstall left $$left"; exit 1; }
 	@echo "check-install: installed, built and ran tests/install/example.c (shared and static), exports = mmp.h, manual pages complete, uninstalled"
 	@echo "check-install: libmmpdec built and ran tests/install/decode.c (shared and static), needs libc, libm, pthreads alone"
+
+# ---------------------------------------------------------------- make check-python
+# The Python package python/ (ctypes binding and Pillow plugin) against the
+# library as installed: make install into $(PYSTAGE)/prefix, a venv with the
+# Debian interpreter's packages (numpy, Pillow, pytest: install-deps.sh
+# --python), pip install of a copy of python/ with no network and no build
+# isolation (setup.py records the libdir pkg-config names), then the tests
+# of python/tests/ with that prefix's mmp-dec; the stage is removed after a
+# pass. PYTHON is /usr/bin/python3 by default: the interpreter whose
+# packages those are, whatever python3 comes first on PATH.
+PYTHON  ?= /usr/bin/python3
+PYSTAGE  = $(BUILD)/pystage
+.PHONY: check-python
+check-python: all
+	@sh scripts/install-deps.sh --if-missing --python
+	@rm -rf $(PYSTAGE)
+	@$(MAKE) --no-print-directory install PREFIX=$(abspath $(PYSTAGE))/prefix >/dev/null
+	@set -e; st=$(abspath $(PYSTAGE)); \
+	$(PYTHON) -m venv --system-site-packages $$st/venv; \
+	mkdir -p $$st/src; cp -R python/pyproject.toml python/setup.py python/README.md python/mmp $$st/src/; \
+	export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1; \
+	PKG_CONFIG_PATH=$$st/prefix/lib/pkgconfig $$st/venv/bin/python -m pip install -q \
+	    --no-deps --no-build-isolation --no-index --no-cache-dir $$st/src; \
+	PATH=$$st/prefix/bin:$$PATH MMP_EXPECT_INSTALLED=1 \
+	    $$st/venv/bin/python -m pytest -q -p no:cacheprovider python/tests; \
+	rm -rf $$st
+	@echo "check-python: installed the library and python/ into a venv, python/tests passed, removed"
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results for two sets of images: make rd makes both, make

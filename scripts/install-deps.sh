@@ -5,6 +5,8 @@
 #   scripts/install-deps.sh --extra      also the other codecs and tools used by scripts/
 #   scripts/install-deps.sh --fuzz       also clang 14 and libFuzzer (make fuzz only; make check
 #                                        and make check-sanitize need neither)
+#   scripts/install-deps.sh --python     also Python 3 with numpy, Pillow and pytest (make
+#                                        check-python only)
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
@@ -12,6 +14,9 @@ set -eu
 # minimal Debian 12).
 PKGS="gcc make libc6-dev pkgconf libnetpbm-dev libpng-dev libjpeg62-turbo-dev libtiff-dev libcmocka-dev zlib1g-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd netpbm file"
 FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
+# The Python package python/ and its tests: Debian's interpreter and modules,
+# a venv (python3-venv) and pip with setuptools to install it.
+PYTHON="python3 python3-venv python3-pip python3-setuptools python3-numpy python3-pil python3-pytest"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0
@@ -20,6 +25,7 @@ for arg in "$@"; do
     --if-missing) if_missing=1 ;;
     --extra) PKGS="$PKGS $EXTRA" ;;
     --fuzz) PKGS="$PKGS $FUZZ" ;;
+    --python) PKGS="$PKGS $PYTHON" ;;
     *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
     esac
 done

@@ -1,0 +1,168 @@
+"""mmp.encode, mmp.decode, mmp.info through the installed library."""
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import mmp
+
+from conftest import CONFORMANCE, IMAGES, REPO, manifest, read_stream
+
+
+def crop(path, box):
+    with Image.open(path) as im:
+        return np.asarray(im.crop(box))
+
+
+@pytest.fixture(scope="module")
+def grey():
+    return crop(os.path.join(IMAGES, "camera.pgm"), (100, 60, 148, 100))
+
+
+@pytest.fixture(scope="module")
+def rgb():
+    return crop(os.path.join(IMAGES, "colour", "face.ppm"), (200, 150, 240, 182))
+
+
+def psnr(a, b, maxval):
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return float("inf") if mse == 0 else 10 * np.log10(maxval * maxval / mse)
+
+
+def test_installed_package_is_tested():
+    # make check-python sets this: the tests must import the package pip
+    # installed, which loads the library of the recorded libdir.
+    if not os.environ.get("MMP_EXPECT_INSTALLED"):
+        pytest.skip("not under make check-python")
+    from mmp import _config
+    assert not mmp.__file__.startswith(os.path.join(REPO, "python"))
+    assert _config.LIBDIR is not None
+    assert mmp.library_path().startswith(_config.LIBDIR)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_lossless_uint8_is_exact(grey, rgb, channels):
+    if channels == 1:
+        a = grey
+    elif channels == 2:
+        a = np.dstack([grey, 255 - grey // 2])
+    elif channels == 3:
+        a = rgb
+    else:
+        h, w = rgb.shape[:2]
+        alpha = np.fromfunction(lambda y, x: (x * 255) // (w - 1), (h, w)).astype(np.uint8)
+        a = np.dstack([rgb, alpha])
+    data = mmp.encode(a, lossless=True)
+    assert data[:4] == mmp.MAGIC
+    b = mmp.decode(data)
+    assert b.dtype == np.uint8 and b.shape == a.shape
+    assert np.array_equal(a, b)
+    hdr = mmp.info(data)
+    assert (hdr["width"], hdr["height"], hdr["channels"], hdr["maxval"], hdr["max_error"]) == \
+        (a.shape[1], a.shape[0], channels, 255, 0)
+
+
+@pytest.mark.parametrize("shape", [(40, 48), (32, 40, 3)])
+def test_lossless_uint16_is_exact(shape):
+    rng = np.random.default_rng(1)
+    y, x = np.mgrid[0:shape[0], 0:shape[1]]
+    smooth = (y * 900 + x * 500).astype(np.int64)
+    if len(shape) == 3:
+        smooth = np.dstack([smooth, smooth[::-1], smooth[:, ::-1]])
+    a = np.clip(smooth + rng.integers(0, 64, size=shape), 0, 65535).astype(np.uint16)
+    b = mmp.decode(mmp.encode(a, lossless=True))
+    assert b.dtype == np.uint16 and np.array_equal(a, b)
+
+
+def test_maxval_given_for_uint16():
+    a = (np.arange(32 * 24, dtype=np.uint16).reshape(24, 32) * 3) % 1024
+    data = mmp.encode(a, lossless=True, maxval=1023)
+    assert mmp.info(data)["maxval"] == 1023
+    assert np.array_equal(mmp.decode(data), a)
+
+
+def test_lossy_grey_and_lambda(grey):
+    fine = mmp.encode(grey, lambda_=10)
+    coarse = mmp.encode(grey, lambda_=300)
+    assert len(coarse) < len(fine)
+    a, b = mmp.decode(fine), mmp.decode(coarse)
+    assert psnr(grey, a, 255) > psnr(grey, b, 255) > 25
+    assert mmp.info(fine)["lambda"] == 10.0 and mmp.info(fine)["max_error"] == -1
+
+
+def test_near_lossless_bound(rgb):
+    b = mmp.decode(mmp.encode(rgb, max_error=3))
+    d = np.abs(rgb.astype(int) - b.astype(int))
+    assert d.max() <= 3 and d.max() > 0
+
+
+def test_speed_and_chroma_settings(rgb):
+    data = mmp.encode(rgb, lambda_=30, speed=4, chroma="420")
+    assert mmp.info(data)["chroma"] == 1
+    assert mmp.decode(data).shape == rgb.shape
+
+
+@pytest.mark.parametrize("entry", manifest(), ids=lambda e: e["name"])
+def test_conformance_stream_decodes_to_manifest(entry):
+    data = read_stream(entry["name"])
+    a = mmp.decode(data)
+    h, w, c = a.shape[0], a.shape[1], 1 if a.ndim == 2 else a.shape[2]
+    assert (w, h, c) == (entry["width"], entry["height"], entry["channels"])
+    assert a.dtype == (np.uint8 if entry["maxval"] <= 255 else np.uint16)
+    assert hashlib.md5(a.astype(">u2").tobytes()).hexdigest() == entry["md5"]
+    hdr = mmp.info(data)
+    assert (hdr["width"], hdr["height"], hdr["channels"], hdr["maxval"]) == \
+        (entry["width"], entry["height"], entry["channels"], entry["maxval"])
+    assert [t for t, _ in hdr["chunk_list"]] == entry["chunks"]
+
+
+def test_decode_region_is_a_window_of_the_decode():
+    data = read_stream("tiles-grey-283x157.mmp")
+    whole = mmp.decode(data)
+    assert np.array_equal(mmp.decode_region(data, 130, 20, 100, 90), whole[20:110, 130:230])
+
+
+def test_errors_raise_with_the_library_message(grey):
+    with pytest.raises(mmp.Error) as e:
+        mmp.decode(b"not an mmp file at all")
+    assert e.value.code < 0 and str(e.value)
+    data = read_stream("grey-l10.mmp")
+    with pytest.raises(mmp.Error) as e:
+        mmp.decode(data[: len(data) // 2])
+    assert e.value.code == -5  # MMP_EBITSTREAM
+    with pytest.raises(mmp.Error) as e:
+        mmp.decode(data, max_pixels=100)
+    assert e.value.code == -7  # MMP_ELIMIT
+    with pytest.raises(mmp.Error) as e:
+        mmp.info(b"MMPi")
+    with pytest.raises(mmp.Error) as e:
+        mmp.encode(grey, maxval=100)  # samples above maxval
+    assert e.value.code == -1 and str(e.value)
+    with pytest.raises(mmp.Error):
+        mmp.encode(grey, lambda_=-1)
+    with pytest.raises(TypeError):
+        mmp.encode(grey.astype(np.float32))
+    with pytest.raises(ValueError):
+        mmp.encode(np.zeros((4, 4, 5), np.uint8))
+
+
+def test_decoder_library_alone():
+    # libmmpdec.so beside libmmp.so: decoding works, encoding says why not.
+    path = mmp.library_path()
+    dec = os.path.join(os.path.dirname(path), os.path.basename(path).replace("libmmp.", "libmmpdec."))
+    if not os.path.exists(dec):
+        pytest.skip("no libmmpdec.so beside %s" % path)
+    code = ("import mmp, numpy as np, hashlib, sys\n"
+            "a = mmp.decode(open(sys.argv[1], 'rb').read())\n"
+            "print(hashlib.md5(a.astype('>u2').tobytes()).hexdigest())\n"
+            "try:\n    mmp.encode(np.zeros((8, 8), np.uint8))\n"
+            "except mmp.Error as e:\n    print('refused', e.code)\n")
+    env = dict(os.environ, MMP_LIBRARY=dec)
+    out = subprocess.run([sys.executable, "-c", code, os.path.join(CONFORMANCE, "grey-l10.mmp")],
+                         env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+    want = [e["md5"] for e in manifest() if e["name"] == "grey-l10.mmp"][0]
+    assert out[0] == want and out[1] == "refused -6"
