@@ -219,6 +219,10 @@ $(DEC_SHLIB): $(DEC_PIC_OBJ) mmp/libmmpdec.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libmmpdec.so.$(SO_MAJOR) \
 	    -Wl,--version-script=mmp/libmmpdec.map -Wl,-z,defs -o $@ $(DEC_PIC_OBJ) $(LDFLAGS) $(DEC_LIBS)
 
+# The .pc files hold PREFIX and LIBDIR, which change from one make install
+# to the next (check-install and check-python stage their own): written on
+# every install, never taken from an earlier one.
+.PHONY: $(BUILD)/mmp.pc $(BUILD)/mmpdec.pc
 $(BUILD)/mmpdec.pc: Makefile mmp/mmp.h
 	@mkdir -p $(dir $@)
 	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
