@@ -27,11 +27,13 @@ int mmp_usable_cores(void)
     return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
 }
 
-#ifdef __linux__
 /* procs_running of /proc/stat: the threads running or ready to run on the
  * machine now, the caller's included; -1 where it cannot be read. */
 static long machine_runnable(void)
 {
+#ifndef __linux__
+    return -1;
+#endif
     FILE *f = fopen("/proc/stat", "r");
     if (!f)
         return -1;
@@ -50,8 +52,11 @@ static long machine_runnable(void)
 /* The threads of this process running or ready to run now (state R in
  * /proc/self/task/TID/stat), the caller's included; -1 where they cannot
  * be read. */
-static long own_runnable(void)
+long mmp_own_runnable_threads(void)
 {
+#ifndef __linux__
+    return -1;
+#endif
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return -1;
@@ -76,7 +81,14 @@ static long own_runnable(void)
     closedir(d);
     return n;
 }
-#endif
+
+int mmp_spare_cores_of(int usable, long machine, long own)
+{
+    if (usable < 1 || machine < 0 || own < 1)
+        return usable;
+    const long others = machine > own ? machine - own : 0;
+    return others >= usable ? 1 : usable - (int)others;
+}
 
 int mmp_spare_cores(void)
 {
@@ -84,15 +96,7 @@ int mmp_spare_cores(void)
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (usable < 1 || online != usable)
         return usable;
-#ifdef __linux__
-    const long all = machine_runnable(), own = own_runnable();
-    if (all < 0 || own < 1)
-        return usable;
-    const long others = all > own ? all - own : 0;
-    return others >= usable ? 1 : usable - (int)others;
-#else
-    return usable;
-#endif
+    return mmp_spare_cores_of(usable, machine_runnable(), mmp_own_runnable_threads());
 }
 
 int mmp_env_threads(void)

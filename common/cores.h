@@ -26,6 +26,15 @@ int mmp_usable_cores(void);
  */
 int mmp_spare_cores(void);
 
+/* The rule of mmp_spare_cores: of `usable` cores, those that the `machine`
+ * runnable threads leave once this process's `own` are taken out (at least
+ * one); `usable` where either count is unknown (below 0, own below 1). */
+int mmp_spare_cores_of(int usable, long machine, long own);
+
+/* This process's threads running or ready to run now, the caller's
+ * included (Linux: state R in /proc/self/task/TID/stat); -1 elsewhere. */
+long mmp_own_runnable_threads(void);
+
 /* The threads OMP_NUM_THREADS asks for, read as OpenMP's runtime reads it
  * (its first value: a positive decimal number, then the end or a comma),
  * or 0 where it is unset or reads otherwise. The decoder's threads follow

@@ -89,42 +89,57 @@ static void *spin_until(void *arg)
     return NULL;
 }
 
-/* The cores other work leaves, where this process may run on every
- * processor online (elsewhere the count is the usable cores whatever
- * runs): k processes spinning leave at most usable - k (at least one);
- * k threads of this process spinning leave them all (where nothing else
- * runs; the machine's other work may take some, so the check is that
- * they count less than other processes do). */
+/* The rule, from the counts: other processes' runnable threads take cores,
+ * down to one left; this process's own never do; unknown counts leave
+ * every usable core. */
+static void test_spare_cores_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        int usable;
+        long machine, own;
+        int want;
+    } cases[] = {
+        {16, 1, 1, 16},  /* alone */
+        {16, 13, 13, 16}, /* its own team of 12 spinning: still alone */
+        {16, 5, 1, 12},  /* four threads of other processes */
+        {16, 40, 2, 1},  /* a machine busier than its cores */
+        {2, 3, 1, 1},    /* two other encodes on two cores */
+        {2, 2, 3, 2},    /* counts read at different instants */
+        {8, -1, 1, 8},   /* procs_running unknown */
+        {8, 9, -1, 8},   /* own threads unknown */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int got = mmp_spare_cores_of(cases[i].usable, cases[i].machine, cases[i].own);
+        if (got != cases[i].want)
+            fail_msg("%d cores, %ld runnable, %ld of them this process's: %d, want %d",
+                     cases[i].usable, cases[i].machine, cases[i].own, got, cases[i].want);
+    }
+}
+
+/* The counts as read: k threads of this process spinning are k more of
+ * its runnable threads (state R whether they have a core or wait for one);
+ * k other processes spinning leave at most usable - k cores (more load
+ * from elsewhere only lowers it). Where this process may run on fewer
+ * processors than are online, the usable cores whatever runs. */
 static void test_spare_cores(void **state)
 {
     (void)state;
     const int usable = mmp_usable_cores();
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *f = fopen("/proc/stat", "r");
-    if (f)
-        fclose(f);
-    if (usable < 1 || online != usable || !f) {
+    if (mmp_own_runnable_threads() < 1 || usable < 1 || online != usable) {
         assert_int_equal(mmp_spare_cores(), usable);
         skip();
     }
     enum { SPINNERS = 2 };
-    const int want = usable > SPINNERS ? usable - SPINNERS : 1;
-    /* Threads of this process. */
     _Atomic int stop = 0;
     pthread_t t[SPINNERS];
     for (int i = 0; i < SPINNERS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, spin_until, &stop), 0);
-    int own = 0;
-    for (int tries = 0; tries < 20; tries++) {
-        const int n = mmp_spare_cores();
-        own = n > own ? n : own;
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
+    const long own = mmp_own_runnable_threads();
     atomic_store(&stop, 1);
     for (int i = 0; i < SPINNERS; i++)
         pthread_join(t[i], NULL);
-    /* Other processes. */
     pid_t kid[SPINNERS];
     for (int i = 0; i < SPINNERS; i++) {
         kid[i] = fork();
@@ -133,6 +148,7 @@ static void test_spare_cores(void **state)
             for (;;)
                 ; /* until killed */
     }
+    const int want = usable > SPINNERS ? usable - SPINNERS : 1;
     int other = usable;
     for (int tries = 0; tries < 50 && other > want; tries++) {
         other = mmp_spare_cores();
@@ -143,17 +159,18 @@ static void test_spare_cores(void **state)
         kill(kid[i], SIGKILL);
         waitpid(kid[i], NULL, 0);
     }
-    print_message("spare cores of %d: %d with %d threads of this process spinning, %d with "
-                  "%d other processes\n",
-                  usable, own, SPINNERS, other, SPINNERS);
+    print_message("runnable threads of this process with %d spinning: %ld; spare cores of %d "
+                  "with %d other processes spinning: %d\n",
+                  SPINNERS, own, usable, SPINNERS, other);
+    assert_true(own >= 1 + SPINNERS);
     assert_true(other >= 1 && other <= want);
-    assert_true(own > want || usable <= 1);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follows_the_mask),
+        cmocka_unit_test(test_spare_cores_rule),
         cmocka_unit_test(test_spare_cores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
