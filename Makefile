@@ -134,7 +134,7 @@ $(BIN)/mmp-dec: $(BUILD)/mmp/cli/dec_main.o $(CLI_LIB) $(DEC_LIB)
 # just it, as the proof that the decoder needs no search code.
 decoder-only: $(BIN)/mmp-dec
 
-$(BUILD)/tests/%: tests/%.c tests/util.h tests/cli_harness.h $(CLI_LIB) $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/util.h tests/cli_harness.h tests/meta_util.h $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) -lcmocka $(CLI_LIBS) $(ENC_LIBS)
 
@@ -223,21 +223,18 @@ $(DEC_SHLIB): $(DEC_PIC_OBJ) mmp/libmmpdec.map
 # to the next (check-install and check-python stage their own): written on
 # every install, never taken from an earlier one.
 .PHONY: $(BUILD)/mmp.pc $(BUILD)/mmpdec.pc
+# $(call pc_file,NAME,DESCRIPTION,PRIVATE LIBS): a pkg-config file into $@.
+define pc_file
+	@mkdir -p $(dir $@)
+	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
+	  echo; echo 'Name: $(1)'; echo 'Description: $(2)'; echo 'Version: $(VERSION)'; \
+	  echo 'Libs: -L$${libdir} -l$(1)'; echo 'Libs.private: $(3)'; \
+	  echo 'Cflags: -I$${includedir}'; } > $@
+endef
 $(BUILD)/mmpdec.pc: Makefile mmp/mmp.h
-	@mkdir -p $(dir $@)
-	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
-	  echo; echo 'Name: mmpdec'; \
-	  echo 'Description: Multidimensional Multiscale Parser image codec, the decoder alone'; \
-	  echo 'Version: $(VERSION)'; echo 'Libs: -L$${libdir} -lmmpdec'; \
-	  echo 'Libs.private: $(DEC_LIBS)'; echo 'Cflags: -I$${includedir}'; } > $@
-
+	$(call pc_file,mmpdec,Multidimensional Multiscale Parser image codec: the decoder alone,$(DEC_LIBS))
 $(BUILD)/mmp.pc: Makefile mmp/mmp.h
-	@mkdir -p $(dir $@)
-	{ echo 'prefix=$(PREFIX)'; echo 'libdir=$(LIBDIR)'; echo 'includedir=$${prefix}/include'; \
-	  echo; echo 'Name: mmp'; \
-	  echo 'Description: Multidimensional Multiscale Parser image codec'; \
-	  echo 'Version: $(VERSION)'; echo 'Libs: -L$${libdir} -lmmp'; \
-	  echo 'Libs.private: $(ENC_LIBS)'; echo 'Cflags: -I$${includedir}'; } > $@
+	$(call pc_file,mmp,Multidimensional Multiscale Parser image codec,$(ENC_LIBS))
 
 .PHONY: install uninstall check-install
 install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc $(DEC_LIB) $(DEC_SHLIB) $(BUILD)/mmpdec.pc

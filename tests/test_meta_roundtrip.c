@@ -36,6 +36,7 @@
 #include <zlib.h>
 
 #include "cli_harness.h"
+#include "meta_util.h"
 
 /* ------------------------------------------------------------ profiles */
 
@@ -173,18 +174,6 @@ static const char xmp_packet[] =
 
 /* ------------------------------------------------------- reading back */
 
-static void same_bytes(const unsigned char *got, size_t got_len, const unsigned char *want,
-                       size_t want_len, const char *what)
-{
-    if (!got)
-        fail_msg("%s: missing", what);
-    if (got_len != want_len)
-        fail_msg("%s: %zu bytes, want %zu", what, got_len, want_len);
-    for (size_t i = 0; i < want_len; i++)
-        if (got[i] != want[i])
-            fail_msg("%s: byte %zu is %u, want %u", what, i, got[i], want[i]);
-}
-
 /* A text that a PNG must hold after the round trip: its keyword, its text,
  * and for iTXt its language tag and translated keyword (NULL: a tEXt or
  * zTXt, which must come back Latin-1). */
@@ -222,7 +211,7 @@ static void libpng_expect(const char *name, int w, int h, int channels, const un
     const png_uint_32 has_icc = png_get_iCCP(pp, info, &pname, &method, &prof, &plen);
     if (icc) {
         assert_int_equal(has_icc, PNG_INFO_iCCP);
-        same_bytes(prof, plen, icc, icc_len, "the ICC profile in the PNG's iCCP");
+        assert_bytes(prof, plen, icc, icc_len, "the ICC profile in the PNG's iCCP");
     } else if (has_icc) {
         fail_msg("%s holds an iCCP chunk of %u bytes; none expected", name, (unsigned)plen);
     }
@@ -231,7 +220,7 @@ static void libpng_expect(const char *name, int w, int h, int channels, const un
     const png_uint_32 has_exif = png_get_eXIf_1(pp, info, &exlen, &ex);
     if (exif) {
         assert_int_equal(has_exif, PNG_INFO_eXIf);
-        same_bytes(ex, exlen, exif, exif_len, "the EXIF block in the PNG's eXIf");
+        assert_bytes(ex, exlen, exif, exif_len, "the EXIF block in the PNG's eXIf");
     } else if (has_exif) {
         fail_msg("%s holds an eXIf chunk; none expected", name);
     }
@@ -245,7 +234,7 @@ static void libpng_expect(const char *name, int w, int h, int channels, const un
             const int itxt = t[i].compression == PNG_ITXT_COMPRESSION_NONE ||
                              t[i].compression == PNG_ITXT_COMPRESSION_zTXt;
             assert_string_equal(t[i].key, wt[i].key);
-            same_bytes((const unsigned char *)t[i].text, itxt ? t[i].itxt_length : t[i].text_length,
+            assert_bytes((const unsigned char *)t[i].text, itxt ? t[i].itxt_length : t[i].text_length,
                        (const unsigned char *)wt[i].text, strlen(wt[i].text), wt[i].key);
             assert_int_equal(itxt, wt[i].lang != NULL);
             if (itxt) {
@@ -320,20 +309,6 @@ static void libpng_write(const char *name, int w, int h, int ch, const unsigned 
     png_destroy_write_struct(&png, &info);
     free(row);
     assert_int_equal(fclose(f), 0);
-}
-
-static png_text text_of(int compression, const char *key, const char *text, const char *lang,
-                        const char *lang_key)
-{
-    png_text t;
-    memset(&t, 0, sizeof t);
-    t.compression = compression;
-    t.key = (png_charp)key;
-    t.text = (png_charp)text;
-    t.text_length = strlen(text);
-    t.lang = (png_charp)lang;
-    t.lang_key = (png_charp)lang_key;
-    return t;
 }
 
 /* An RGB PNG with the sRGB profile, EXIF of orientation 6 (turn right:

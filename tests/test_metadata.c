@@ -26,6 +26,7 @@
 #include "mmp/imageio/imagefile.h"
 #include "mmp/imageio/meta.h"
 #include "mmp/imageio/png.h"
+#include "meta_util.h"
 #include "util.h"
 
 static char tmpdir[64];
@@ -113,16 +114,6 @@ static const char xmp_packet[] =
     "xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>Caf\xC3\xA9 "
     "\xE2\x80\x94 test</dc:title></rdf:Description></rdf:RDF></x:xmpmeta>\n"
     "<?xpacket end=\"w\"?>";
-
-static void assert_bytes(const unsigned char *got, size_t got_len, const void *want,
-                         size_t want_len, const char *what)
-{
-    if (!got)
-        fail_msg("%s: missing", what);
-    if (got_len != want_len)
-        fail_msg("%s: %zu bytes, want %zu", what, got_len, want_len);
-    assert_memory_equal(got, want, want_len);
-}
 
 static void assert_same_meta(const mmp_imageio_meta *a, const mmp_imageio_meta *b)
 {
@@ -461,20 +452,6 @@ static void raw_png_meta(const char *path, const mmp_image *img, const png_meta_
     png_destroy_write_struct(&png, &info);
     free(row);
     assert_int_equal(fclose(f), 0);
-}
-
-static png_text text_of(int compression, const char *key, const char *text, const char *lang,
-                        const char *lang_key)
-{
-    png_text t;
-    memset(&t, 0, sizeof t);
-    t.compression = compression;
-    t.key = (png_charp)key;
-    t.text = (png_charp)text;
-    t.text_length = strlen(text);
-    t.lang = (png_charp)lang;
-    t.lang_key = (png_charp)lang_key;
-    return t;
 }
 
 static void test_png_meta(void **state)
