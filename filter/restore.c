@@ -200,11 +200,12 @@ static inline int32_t sample_inside(const int32_t *p, const long *off, int maxva
 }
 
 void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out)
+                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out,
+                      long ostride)
 {
     for (int y = y0; y < y1; y++)
         for (int x = 0; x < w; x++)
-            out[(long)y * w + x] = (uint16_t)rec[(long)y * stride + x];
+            out[y * ostride + x] = (uint16_t)rec[(long)y * stride + x];
     if (!r->enabled)
         return;
     const int gw = (w + 3) / 4;
@@ -231,12 +232,12 @@ void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int 
                 }
                 for (int j = 0; j < 4; j++) {
                     const int64_t v = p[j] + floor_shift((int64_t)acc[j] + (1 << (MMP_RF_SHIFT - 1)));
-                    out[(long)y * w + x0 + j] = (uint16_t)(v < 0 ? 0 : v > maxval ? maxval : v);
+                    out[y * ostride + x0 + j] = (uint16_t)(v < 0 ? 0 : v > maxval ? maxval : v);
                 }
                 continue;
             }
             for (int x = x0; x < x0 + 4 && x < w; x++)
-                out[(long)y * w + x] =
+                out[y * ostride + x] =
                     (uint16_t)(in_y && x >= 3 && x + 3 < w
                                    ? sample_inside(rec + (long)y * stride + x, off, maxval, c)
                                    : filter_sample(rec, stride, w, h, maxval, y, x, c));
@@ -245,11 +246,13 @@ void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int 
 }
 
 int mmp_restore_apply_groups(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out)
+                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out,
+                             long ostride)
 {
     if (r->enabled && mmp_restore_classify_rows(rec, stride, w, h, maxval, r, g0, g1, cls))
         return MMP_ENOMEM;
-    mmp_restore_rows(r, rec, stride, w, h, maxval, cls, 4 * g0, 4 * g1 < h ? 4 * g1 : h, out);
+    mmp_restore_rows(r, rec, stride, w, h, maxval, cls, 4 * g0, 4 * g1 < h ? 4 * g1 : h, out,
+                     ostride);
     return 0;
 }
 
@@ -260,7 +263,7 @@ int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int 
     uint8_t *cls = r->enabled ? malloc((size_t)((w + 3) / 4) * gh) : NULL;
     if (r->enabled && !cls)
         return MMP_ENOMEM;
-    const int err = mmp_restore_apply_groups(r, rec, stride, w, h, maxval, 0, gh, cls, out);
+    const int err = mmp_restore_apply_groups(r, rec, stride, w, h, maxval, 0, gh, cls, out, w);
     free(cls);
     return err;
 }

@@ -71,18 +71,22 @@ int mmp_restore_apply(const mmp_restore *r, const int32_t *rec, int stride, int 
                       int maxval, uint16_t *out);
 
 /* The rows of the groups g0 .. g1 - 1 (rows 4 g0 .. min(4 g1, h) - 1) of
- * mmp_restore_apply's output: their classes into their part of cls (the
- * whole plane's array, unused when r is disabled), then the filter. Bands
+ * mmp_restore_apply's output, into out with rows ostride samples apart:
+ * their classes into their part of cls (the whole plane's array, unused
+ * when r is disabled), then the filter. Bands
  * of groups are independent, so they may run in parallel. Returns 0 or
  * MMP_ENOMEM. */
 int mmp_restore_apply_groups(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out);
+                             int maxval, int g0, int g1, uint8_t *cls, uint16_t *out,
+                             long ostride);
 
-/* Rows [y0, y1) of mmp_restore_apply's output, given the classes cls of
+/* Rows [y0, y1) of mmp_restore_apply's output, into out with rows ostride
+ * samples apart, given the classes cls of
  * mmp_restore_classify with r (unread when r is disabled): rows are
  * independent, so the encoder's fit filters bands of them in parallel. */
 void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out);
+                      int maxval, const uint8_t *cls, int y0, int y1, uint16_t *out,
+                      long ostride);
 
 /* The syntax after a plane's blocks: write r, or read it into r (made by
  * mmp_restore_init for the plane's size). Every value the syntax can code

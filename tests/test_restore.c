@@ -160,7 +160,7 @@ static void test_matches_document(void **state)
         assert_int_equal(mmp_restore_classify(rec, stride, w, h, maxval, &r, cls), 0);
         for (int y0 = 0; y0 < h;) {
             const int step = 1 + (int)rng_below(9), y1 = y0 + step < h ? y0 + step : h;
-            mmp_restore_rows(&r, rec, stride, w, h, maxval, cls, y0, y1, bands);
+            mmp_restore_rows(&r, rec, stride, w, h, maxval, cls, y0, y1, bands, w);
             y0 = y1;
         }
         assert_memory_equal(bands, out, sizeof *out * (size_t)w * h);
@@ -179,18 +179,28 @@ static void test_matches_document(void **state)
             g0 = g1;
         }
         assert_memory_equal(cls_bands, cls, ncls);
-        /* The whole output in bands of groups (mmp_restore_apply_groups). */
-        memset(bands, 0, sizeof *bands * (size_t)w * h);
+        /* The whole output in bands of groups (mmp_restore_apply_groups),
+         * into rows wider than the plane (as the decoder writes a tile into
+         * its place in the image): the samples beyond w stay as they were. */
+        const long ostride = w + 3;
+        uint16_t *wide = malloc(sizeof *wide * (size_t)ostride * h);
+        assert_non_null(wide);
+        memset(wide, 0xab, sizeof *wide * (size_t)ostride * h);
         memset(cls_bands, 0xff, ncls);
         for (int g0 = 0; g0 < (h + 3) / 4;) {
             const int g1 = g0 + 1 + (int)rng_below(4);
             assert_int_equal(mmp_restore_apply_groups(&r, rec, stride, w, h, maxval, g0,
                                                       g1 < (h + 3) / 4 ? g1 : (h + 3) / 4,
-                                                      cls_bands, bands),
+                                                      cls_bands, wide, ostride),
                              0);
             g0 = g1;
         }
-        assert_memory_equal(bands, out, sizeof *out * (size_t)w * h);
+        for (int y = 0; y < h; y++) {
+            assert_memory_equal(wide + y * ostride, out + (long)y * w, sizeof *out * (size_t)w);
+            for (long x = w; x < ostride; x++)
+                assert_int_equal(wide[y * ostride + x], 0xabab);
+        }
+        free(wide);
         free(cls_bands);
         free(bands);
         /* Disabled: the plane as it is. */

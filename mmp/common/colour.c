@@ -145,26 +145,34 @@ static inline int upsample(const uint16_t *c, int w, int h, int y, int x)
             at(c, w, h, i1, j1) + 8) >> 4;
 }
 
-void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], mmp_image *img)
+void mmp_planes_to_pixels(const mmp_layout *l, const uint16_t *const planes[], uint16_t *pix,
+                          long stride)
 {
     const int w = l->width, h = l->height, ch = l->nplanes;
-    const long n = (long)w * h;
-    if (l->ncolour == 1) {
-        for (long i = 0; i < n; i++)
-            img->pix[i * ch] = planes[0][i];
-    } else {
-        const int sub = l->chroma == MMP_CHROMA_420;
-        for (int y = 0; y < h; y++)
+    const int sub = l->chroma == MMP_CHROMA_420;
+    for (int y = 0; y < h; y++) {
+        uint16_t *row = pix + (long)y * stride * ch;
+        const long i0 = (long)y * w;
+        if (l->ncolour == 1) {
+            for (int x = 0; x < w; x++)
+                row[x * ch] = planes[0][i0 + x];
+        } else {
             for (int x = 0; x < w; x++) {
-                const long i = (long)y * w + x;
+                const long i = i0 + x;
                 const int u = sub ? upsample(planes[1], l->w[1], l->h[1], y, x) : planes[1][i];
                 const int v = sub ? upsample(planes[2], l->w[2], l->h[2], y, x) : planes[2][i];
-                inverse(l, planes[0][i], u, v, img->pix + i * ch);
+                inverse(l, planes[0][i], u, v, row + x * ch);
             }
+        }
+        if (l->alpha != MMP_ALPHA_NONE)
+            for (int x = 0; x < w; x++)
+                row[x * ch + ch - 1] = planes[l->nplanes - 1][i0 + x];
     }
-    if (l->alpha != MMP_ALPHA_NONE)
-        for (long i = 0; i < n; i++)
-            img->pix[i * ch + ch - 1] = planes[l->nplanes - 1][i];
+}
+
+void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], mmp_image *img)
+{
+    mmp_planes_to_pixels(l, planes, img->pix, l->width);
 }
 
 int32_t *mmp_cfl_reference(const mmp_layout *l, int p, const uint16_t *luma, int pw, int ph)

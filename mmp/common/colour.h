@@ -46,6 +46,11 @@ void mmp_planes_from_image(const mmp_layout *l, const mmp_image *img, uint16_t *
  */
 void mmp_image_from_planes(const mmp_layout *l, const uint16_t *const planes[], mmp_image *img);
 
+/* The same into pix, interleaved, its rows `stride` pixels apart (a tile
+ * written into its place in the whole image). */
+void mmp_planes_to_pixels(const mmp_layout *l, const uint16_t *const planes[], uint16_t *pix,
+                          long stride);
+
 /* How much an error of one sample of plane p weighs in the RGB squared
  * error, per sample of the plane (the encoder's chroma lambda). */
 double mmp_plane_weight(const mmp_layout *l, int p);

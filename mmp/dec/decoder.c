@@ -166,6 +166,7 @@ typedef struct restore_bands {
     int stride, w, h, maxval, groups; /* groups of 4 rows a band */
     uint8_t *cls;
     uint16_t *out;
+    long ostride;
     _Atomic int err;
 } restore_bands;
 
@@ -176,36 +177,39 @@ static void restore_band(void *arg, int j)
     const int g1 = g0 + b->groups < gh ? g0 + b->groups : gh;
     if (g0 < g1 &&
         mmp_restore_apply_groups(b->r, b->rec, b->stride, b->w, b->h, b->maxval, g0, g1, b->cls,
-                                 b->out))
+                                 b->out, b->ostride))
         atomic_store(&b->err, MMP_ENOMEM);
 }
 
-/* mmp_restore_apply, in bands on the crew if there is one, else on this
- * thread. */
+/* mmp_restore_apply into out (rows ostride samples apart), in bands on the
+ * crew if there is one, else on this thread. */
 static int restore_plane(const mmp_restore *r, const int32_t *rec, int stride, int w, int h,
-                         int maxval, uint16_t *out, mmp_crew *crew)
+                         int maxval, uint16_t *out, long ostride, mmp_crew *crew)
 {
-    if (!crew)
-        return mmp_restore_apply(r, rec, stride, w, h, maxval, out);
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
-    const int bands = BANDS_PER_THREAD * (crew->helpers + 1) < gh
+    const int bands = !crew ? 1
+                      : BANDS_PER_THREAD * (crew->helpers + 1) < gh
                           ? BANDS_PER_THREAD * (crew->helpers + 1)
                           : gh;
     restore_bands b = {.r = r, .rec = rec, .stride = stride, .w = w, .h = h, .maxval = maxval,
-                       .groups = (gh + bands - 1) / bands, .out = out};
+                       .groups = (gh + bands - 1) / bands, .out = out, .ostride = ostride};
     atomic_init(&b.err, 0);
     if (r->enabled && !(b.cls = malloc((size_t)gw * gh)))
         return MMP_ENOMEM;
-    mmp_crew_run(crew, restore_band, &b, bands);
+    if (crew)
+        mmp_crew_run(crew, restore_band, &b, bands);
+    else
+        restore_band(&b, 0);
     free(b.cls);
     return atomic_load(&b.err);
 }
 
-/* Plane p of the layout through the MMP machinery, its samples into out;
- * luma: the decoded luma plane (read by the chroma planes' CfL mode). */
+/* Plane p of the layout through the MMP machinery, its samples into out
+ * (rows ostride samples apart); luma: the decoded luma plane (read by the
+ * chroma planes' CfL mode). */
 static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_rc_dec *rc,
-                        const uint16_t *luma, uint16_t *out, const mmp_decode_check *chk,
-                        int threads)
+                        const uint16_t *luma, uint16_t *out, long ostride,
+                        const mmp_decode_check *chk, int threads)
 {
     const int bw = (l->w[p] + MMP_B - 1) / MMP_B, bh = (l->h[p] + MMP_B - 1) / MMP_B;
     mmp_order o;
@@ -267,7 +271,7 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
             err = MMP_EBITSTREAM;
         if (!err)
             err = restore_plane(&r, c.plane.pix, c.plane.width, l->w[p], l->h[p], l->maxv[p],
-                                out, cr);
+                                out, ostride, cr);
         mmp_restore_free(&r);
     }
     mmp_crew_stop(&crew);
@@ -289,41 +293,45 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
     uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
     if (!base)
         return MMP_ENOMEM;
-    int err = decode_plane(hdr, l, p, rc, luma, base, chk, threads);
+    int err = decode_plane(hdr, l, p, rc, luma, base, w, chk, threads);
     if (!err)
         err = mmp_refine_decode(rc, base, out, w, h, m, n);
     free(base);
     return err;
 }
 
-/* Tile t of a file into its own image: its planes decoded from its
- * payload, as a whole image of its size with the header's parameters, on
- * up to `threads` threads. */
+/* Tile t of a file: its planes decoded from its payload, as a whole image
+ * of its size with the header's parameters, on up to `threads` threads,
+ * into pix (interleaved, rows `stride` pixels apart). A single plane
+ * without a residual stage is filtered straight into pix; otherwise the
+ * planes are decoded apart and then interleaved, as section 7 says. */
 static int decode_tile(const mmp_header *whole, const uint8_t *buf, const mmp_tile *t,
-                       mmp_image *img, const mmp_decode_check *chk, int threads)
+                       uint16_t *pix, long stride, const mmp_decode_check *chk, int threads)
 {
     mmp_header hdr = *whole;
     hdr.width = t->w;
     hdr.height = t->h;
     mmp_layout l;
     mmp_layout_of(&hdr, &l);
+    mmp_rc_dec rc;
+    mmp_rc_dec_init(&rc, buf + t->offset, (size_t)t->len);
+    if (l.nplanes == 1 && hdr.residual == MMP_RESIDUAL_NONE)
+        return decode_plane(&hdr, &l, 0, &rc, NULL, pix, stride, chk, threads);
     int err = 0;
     uint16_t *planes[MMP_MAX_PLANES] = {NULL};
     for (int p = 0; p < l.nplanes && !err; p++)
         if (!(planes[p] = malloc(sizeof(uint16_t) * (size_t)l.w[p] * l.h[p])))
             err = MMP_ENOMEM;
-    mmp_rc_dec rc;
-    mmp_rc_dec_init(&rc, buf + t->offset, (size_t)t->len);
     for (int p = 0; p < l.nplanes && !err; p++) {
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
         else if (hdr.residual != MMP_RESIDUAL_NONE)
             err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk, threads);
         else
-            err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk, threads);
+            err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], l.w[p], chk, threads);
     }
-    if (!err && !(err = mmp_image_alloc_channels(img, l.width, l.height, l.nplanes, l.maxval)))
-        mmp_image_from_planes(&l, (const uint16_t *const *)planes, img);
+    if (!err)
+        mmp_planes_to_pixels(&l, (const uint16_t *const *)planes, pix, stride);
     for (int p = 0; p < MMP_MAX_PLANES; p++)
         free(planes[p]);
     return err;
@@ -371,11 +379,22 @@ static void tile_job(void *arg, int k)
         for (const double t0 = mmp_now_seconds();
              atomic_load(&tr->started) < chk->meet && mmp_now_seconds() < t0 + 10;)
             sched_yield();
-    mmp_image part;
-    const int terr = decode_tile(&tr->c->h, tr->buf, t, &part, tr->chk, tr->threads);
+    /* A tile inside the window is decoded into its place; one that the
+     * window cuts, into an image of its own, then the part inside copied. */
+    const int inside = x0 == (int)t->x && y0 == (int)t->y && x1 == (int)(t->x + t->w) &&
+                       y1 == (int)(t->y + t->h);
+    mmp_image part = {0};
+    int terr = 0;
+    if (inside)
+        terr = decode_tile(&tr->c->h, tr->buf, t, tr->img->pix + ((size_t)(y0 - y) * (size_t)w +
+                                                                  (size_t)(x0 - x)) * (size_t)ch,
+                           w, tr->chk, tr->threads);
+    else if (!(terr = mmp_image_alloc_channels(&part, (int)t->w, (int)t->h, ch, tr->img->maxval)))
+        terr = decode_tile(&tr->c->h, tr->buf, t, part.pix, (long)t->w, tr->chk, tr->threads);
     if (chk && chk->tiles_at_once)
         atomic_fetch_sub(&tr->running, 1);
     if (terr) {
+        mmp_image_free(&part);
         const int locked = tr->shared && !pthread_mutex_lock(&tr->lock);
         if (!tr->tile_err || tr->need[k] < tr->bad) {
             tr->tile_err = terr;
@@ -386,6 +405,8 @@ static void tile_job(void *arg, int k)
             pthread_mutex_unlock(&tr->lock);
         return;
     }
+    if (inside)
+        return;
     for (int yy = y0; yy < y1; yy++)
         memcpy(tr->img->pix + ((size_t)(yy - y) * (size_t)w + (size_t)(x0 - x)) * (size_t)ch,
                part.pix + ((size_t)(yy - (int)t->y) * t->w + (size_t)(x0 - (int)t->x)) * (size_t)ch,
@@ -451,8 +472,13 @@ static int decode(const uint8_t *buf, size_t len, int x, int y, int w, int h, mm
     atomic_init(&tr.running, 0);
     if (!err && nneed > 1 && tr.threads > 1) {
         tr.shared = !pthread_mutex_init(&tr.lock, NULL);
+        /* As many tiles at once as take the fewest rounds, and no more:
+         * each holds its working memory (megabytes) while it runs, and 24
+         * tiles on 16 threads take two rounds on 12 of them as on 16. */
+        const int rounds = (nneed + tr.threads - 1) / tr.threads;
+        const int workers = (nneed + rounds - 1) / rounds;
         mmp_crew crew;
-        mmp_crew_start(&crew, tr.shared ? (nneed < tr.threads ? nneed : tr.threads) - 1 : 0, 1);
+        mmp_crew_start(&crew, tr.shared ? workers - 1 : 0, 1);
         tr.threads = 1;
         mmp_crew_run(&crew, tile_job, &tr, nneed);
         mmp_crew_stop(&crew);

@@ -465,7 +465,7 @@ static void filter_gains(const mmp_restore *all, const int32_t *rec, const int32
         const int y0 = k * GAIN_ROWS, y1 = y0 + GAIN_ROWS < h ? y0 + GAIN_ROWS : h;
         int64_t *gk = g64 + (long)k * rw;
         memset(gk, 0, sizeof(int64_t) * (size_t)rw);
-        mmp_restore_rows(all, rec, stride, w, h, maxval, cls, y0, y1, flt);
+        mmp_restore_rows(all, rec, stride, w, h, maxval, cls, y0, y1, flt, w);
         for (int y = y0; y < y1; y++)
             for (int x = 0; x < w; x++) {
                 const int64_t e0 = (int64_t)orig[(long)y * stride + x] - rec[(long)y * stride + x];
@@ -609,7 +609,7 @@ int mmp_restore_apply_threads(const mmp_restore *r, const int32_t *rec, int stri
 #endif
     for (int k = 0; k < bands; k++)
         err |= mmp_restore_apply_groups(r, rec, stride, w, h, maxval, (int)((long)gh * k / bands),
-                                        (int)((long)gh * (k + 1) / bands), cls, out);
+                                        (int)((long)gh * (k + 1) / bands), cls, out, w);
     (void)nt;
     free(cls);
     return err ? MMP_ENOMEM : 0;
