@@ -303,6 +303,25 @@ static int check_image(const stream *s, const mmp_image *img, char *why, size_t 
     return 1;
 }
 
+/* OMP_NUM_THREADS as the test found it. */
+static char saved_threads[64];
+static int had_threads;
+
+static void save_threads(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    had_threads = v != NULL;
+    snprintf(saved_threads, sizeof saved_threads, "%s", v ? v : "");
+}
+
+static void restore_threads(void)
+{
+    if (had_threads)
+        setenv("OMP_NUM_THREADS", saved_threads, 1);
+    else
+        unsetenv("OMP_NUM_THREADS");
+}
+
 /* Every stream to its MD5, with its header's version and its chunks. All
  * streams are decoded; those that fail are listed before the test fails. */
 static void test_streams(void **state)
@@ -313,6 +332,7 @@ static void test_streams(void **state)
     assert_true(n >= 1);
     int bad = 0;
     size_t total = 0;
+    save_threads();
     for (int i = 0; i < n; i++) {
         const stream *s = &list[i];
         size_t len;
@@ -342,21 +362,31 @@ static void test_streams(void **state)
                 ok = 0;
             }
         }
-        mmp_image img;
-        memset(&img, 0, sizeof img);
-        if (ok && mmp_decode(buf, len, &img, err, sizeof err) != MMP_OK) {
-            snprintf(why, sizeof why, "mmp_decode: %.200s", err);
-            ok = 0;
+        /* On one thread (a tile at a time, each scale of the dictionary
+         * updated when a leaf reads it) and on three (tiles at once, or
+         * crews updating every scale at each step). */
+        for (int t = 0; t < 2 && ok; t++) {
+            assert_int_equal(setenv("OMP_NUM_THREADS", t ? "3" : "1", 1), 0);
+            mmp_image img;
+            memset(&img, 0, sizeof img);
+            if (mmp_decode(buf, len, &img, err, sizeof err) != MMP_OK) {
+                snprintf(why, sizeof why, "mmp_decode: %.200s", err);
+                ok = 0;
+            }
+            if (ok && !check_image(s, &img, why, sizeof why)) {
+                ok = 0;
+                snprintf(why + strlen(why), sizeof why - strlen(why), " on %d thread%s",
+                         t ? 3 : 1, t ? "s" : "");
+            }
+            mmp_image_free(&img);
         }
-        if (ok)
-            ok = check_image(s, &img, why, sizeof why);
         if (!ok) {
             print_error("%s: %s\n", s->name, why);
             bad++;
         }
-        mmp_image_free(&img);
         free(buf);
     }
+    restore_threads();
     print_message("%d streams, %zu bytes: %d decoded to their MD5\n", n, total, n - bad);
     free(list);
     if (bad)

@@ -84,6 +84,11 @@ void mmp_codec_free(mmp_codec *c)
     free(c->upd_a);
     free(c->upd_b);
     free(c->upd_repeat);
+    free(c->log.samples);
+    free(c->log.off);
+    free(c->log.a);
+    free(c->log.b);
+    free(c->log.step_end);
     memset(c, 0, sizeof(*c));
 }
 
@@ -149,6 +154,20 @@ static void queue_pattern(mmp_codec *c, const int32_t *res, int a, int b, int *e
     c->upd_len += 1L << (a + b);
 }
 
+/* Scale s given the logged steps it has not had, each followed by its index
+ * model's growth, as mmp_apply_updates would have at each step's end. */
+static void catch_up(mmp_codec *c, int s)
+{
+    mmp_update_log *g = &c->log;
+    for (int k = g->done[s]; k < g->nsteps; k++) {
+        for (int i = k ? g->step_end[k - 1] : 0; i < g->step_end[k] && c->dict.n[s] < c->dict.cap;
+             i++)
+            mmp_dict_update_scale(&c->dict, g->samples + g->off[i], g->a[i], g->b[i], s);
+        mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
+    }
+    g->done[s] = g->nsteps;
+}
+
 /*
  * Residual node 2^a x 2^b at (ry, rx) of the block's residual (row stride
  * MMP_B): fills it and queues the concatenation of split nodes, children
@@ -163,6 +182,8 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, i
         return;
     int flag = flag_of_symbol(v, a > 0);
     if (flag == MMP_FLAG_LEAF) {
+        if (c->defer)
+            catch_up(c, s);
         int k = isym(io, &c->models.idx[s], err);
         if (*err)
             return;
@@ -340,9 +361,102 @@ void mmp_updates_end(mmp_codec *c)
         mmp_imodel_grow(&c->models.idx[s], c->dict.n[s]);
 }
 
+/* The log's bounds: its samples (4 bytes each), its patterns. */
+#define LOG_MAX_SAMPLES (1L << 20)
+#define LOG_MAX_PATTERNS (1 << 17)
+
+/* Room in the log for n more patterns of len samples and a step: 0, or
+ * -1 past its bounds or out of memory. */
+static int log_reserve(mmp_update_log *g, int n, long len)
+{
+    if (g->n + n > LOG_MAX_PATTERNS || g->len + len > LOG_MAX_SAMPLES)
+        return -1;
+    if (g->len + len > g->room) {
+        long room = g->room ? g->room : 1L << 14;
+        while (room < g->len + len)
+            room *= 2;
+        int32_t *p = realloc(g->samples, sizeof *p * (size_t)room);
+        if (!p)
+            return -1;
+        g->samples = p;
+        g->room = room;
+    }
+    if (g->n + n > g->cap) {
+        int cap = g->cap ? g->cap : 1 << 10;
+        while (cap < g->n + n)
+            cap *= 2;
+        int *off = realloc(g->off, sizeof *off * (size_t)cap);
+        if (off)
+            g->off = off;
+        uint8_t *a = off ? realloc(g->a, (size_t)cap) : NULL;
+        if (a)
+            g->a = a;
+        uint8_t *b = a ? realloc(g->b, (size_t)cap) : NULL;
+        if (!b)
+            return -1;
+        g->b = b;
+        g->cap = cap;
+    }
+    if (g->nsteps == g->step_cap) {
+        const int cap = g->step_cap ? 2 * g->step_cap : 1 << 10;
+        int *e = realloc(g->step_end, sizeof *e * (size_t)cap);
+        if (!e)
+            return -1;
+        g->step_end = e;
+        g->step_cap = cap;
+    }
+    return 0;
+}
+
+/* The step's patterns (repeats marked) into the log: 1, or 0 when they do
+ * not fit even into an empty log, every scale then having caught up. */
+static int log_step(mmp_codec *c)
+{
+    mmp_update_log *g = &c->log;
+    int n = 0;
+    long len = 0;
+    for (int i = 0; i < c->nupd; i++)
+        if (!c->upd_repeat[i]) {
+            n++;
+            len += 1L << (c->upd_a[i] + c->upd_b[i]);
+        }
+    if (log_reserve(g, n, len)) {
+        for (int s = 0; s < MMP_NSCALES; s++)
+            catch_up(c, s);
+        g->n = g->nsteps = 0;
+        g->len = 0;
+        memset(g->done, 0, sizeof g->done);
+        if (log_reserve(g, n, len))
+            return 0;
+    }
+    for (int i = 0; i < c->nupd; i++) {
+        if (c->upd_repeat[i])
+            continue;
+        const long area = 1L << (c->upd_a[i] + c->upd_b[i]);
+        memcpy(g->samples + g->len, c->upd + c->upd_off[i], sizeof(int32_t) * (size_t)area);
+        g->off[g->n] = (int)g->len;
+        g->a[g->n] = c->upd_a[i];
+        g->b[g->n] = c->upd_b[i];
+        g->n++;
+        g->len += area;
+    }
+    g->step_end[g->nsteps++] = g->n;
+    return 1;
+}
+
+void mmp_codec_defer(mmp_codec *c)
+{
+    c->defer = 1;
+}
+
 void mmp_apply_updates(mmp_codec *c)
 {
     mmp_updates_begin(c);
+    if (c->defer && log_step(c)) {
+        c->nupd = 0;
+        c->upd_len = 0;
+        return;
+    }
     /* Scale by scale, each taking the step's patterns in order: the same
      * dictionary as pattern by pattern (mmp_dict_update_scale), and the
      * scales can go to different threads. The five scales of one width go

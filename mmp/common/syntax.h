@@ -60,6 +60,20 @@ typedef struct mmp_block {
     int32_t res[MMP_B * MMP_B];
 } mmp_block;
 
+/* The decoder's log of deferred updates (mmp_codec_defer): the new patterns
+ * of the steps so far, repeats left out, as in mmp_codec's queue, with the
+ * patterns logged by each step's end and the steps each scale has had. */
+typedef struct mmp_update_log {
+    int32_t *samples;
+    long len, room;
+    int *off;
+    uint8_t *a, *b;
+    int n, cap;
+    int *step_end;
+    int nsteps, step_cap;
+    int done[MMP_NSCALES];
+} mmp_update_log;
+
 typedef struct mmp_codec {
     mmp_dict dict;
     mmp_models models;
@@ -75,6 +89,8 @@ typedef struct mmp_codec {
     uint8_t *upd_repeat;      /* 1: a repeat of an earlier pattern (mmp_dict_repeat), skipped */
     int nupd, upd_cap;        /* patterns queued, room for */
     long upd_len, upd_room;   /* samples queued, room for */
+    int defer;                /* 1: updates wait in log (mmp_codec_defer) */
+    mmp_update_log log;
     int threads;              /* the encoder's threads for a step's updates and checks
                                * (mmp/enc/encoder.c): 1 one, 0 all cores, N N (default 0) */
     /* The transform residual (docs/format.md 4.4): the plane's quantiser
@@ -137,6 +153,18 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk);
 /* Apply the queued patterns of the step in order, then let the index models
  * follow the dictionary's growth, on this thread. */
 void mmp_apply_updates(mmp_codec *c);
+
+/*
+ * From now on mmp_apply_updates logs the step's patterns instead, and a
+ * scale gets its share of them, step by step with its index model's growth
+ * after each, just before a leaf of that scale is decoded: the same
+ * dictionary and models at every leaf, and a scale that no leaf reads
+ * again (often the large ones, most of the work) is never updated. For
+ * the decoder, which reads the dictionary only at its leaves; the log
+ * holds at most a few megabytes, and when full is applied to every scale.
+ * Not with mmp_updates_begin/job/end.
+ */
+void mmp_codec_defer(mmp_codec *c);
 
 /* The same in three parts, for callers that schedule the jobs themselves:
  * begin (the repeats, in list order), then mmp_updates_job for each j in

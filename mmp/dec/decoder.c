@@ -260,6 +260,10 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
     mmp_crew crew;
     mmp_crew_start(&crew, err ? 0 : helpers, 0);
     mmp_crew *cr = crew.helpers ? &crew : NULL;
+    /* On one thread, each scale is updated only when a leaf reads it; a
+     * crew updates every scale at each step, the widths in parallel. */
+    if (!cr)
+        mmp_codec_defer(&c);
     if (!err)
         err = decode_payload(&c, &o, blk, rc, chk, cr);
     free(blk);
