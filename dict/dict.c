@@ -349,23 +349,31 @@ static int grid_cell_log2(int s, int g)
  * signature is not used then); returns max |p_i|. */
 static int64_t signature(const int32_t *p, int s, int32_t *sig)
 {
-    const int a = s / MMP_NLOG, b = s % MMP_NLOG;
+    const int a = s / MMP_NLOG, b = s % MMP_NLOG, w = 1 << b;
     const int ca = a > 2 ? a - 2 : 0, cb = b > 2 ? b - 2 : 0;  /* log2 of a cell's sides */
     const int gh = 1 << (a - ca), gw = 1 << (b - cb);          /* cells per column, row */
     const int qsa = gh > 2 ? 1 : 0, qsb = gw > 2 ? 1 : 0;      /* cells to quadrants */
-    int64_t cell[16] = {0}, quad[4] = {0}, maxabs = 0;
-    for (int y = 0; y < 1 << a; y++) {
-        const int32_t *row = p + (y << b);
-        int64_t *c = cell + (y >> ca) * 4;
+    int64_t cell[16] = {0}, quad[4] = {0};
+    /* Each row of cells: its rows summed column by column, then each cell's
+     * columns; loops along rows that the compiler can vectorise. */
+    for (int cy = 0; cy < gh; cy++) {
+        int64_t col[MMP_B] = {0};
+        for (int y = cy << ca; y < (cy + 1) << ca; y++) {
+            const int32_t *row = p + (y << b);
+            for (int x = 0; x < w; x++)
+                col[x] += row[x];
+        }
         for (int cx = 0; cx < gw; cx++) {
             int64_t sum = 0;
-            for (int x = cx << cb; x < (cx + 1) << cb; x++) {
-                const int64_t v = row[x], av = v < 0 ? -v : v;
-                sum += v;
-                maxabs = av > maxabs ? av : maxabs;
-            }
-            c[cx] += sum;
+            for (int x = cx << cb; x < (cx + 1) << cb; x++)
+                sum += col[x];
+            cell[cy * 4 + cx] = sum;
         }
+    }
+    int32_t lo = 0, hi = 0;
+    for (int i = 0; i < w << a; i++) {
+        lo = p[i] < lo ? p[i] : lo;
+        hi = p[i] > hi ? p[i] : hi;
     }
     for (int cy = 0; cy < gh; cy++)
         for (int cx = 0; cx < gw; cx++)
@@ -374,7 +382,7 @@ static int64_t signature(const int32_t *p, int s, int32_t *sig)
         sig[SIG_QUADS + i] = quad[i] >= -SIG_DIFF_MAX && quad[i] <= SIG_DIFF_MAX ? (int32_t)quad[i] : 0;
     for (int i = 0; i < 16; i++)
         sig[SIG_CELLS + i] = cell[i] >= -SIG_DIFF_MAX && cell[i] <= SIG_DIFF_MAX ? (int32_t)cell[i] : 0;
-    return maxabs;
+    return -(int64_t)lo > hi ? -(int64_t)lo : hi;
 }
 
 /* 16 * sum (x_i - y_i)^2 over n entries <= limit. */

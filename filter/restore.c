@@ -107,6 +107,40 @@ static inline int region_on(const mmp_restore *r, int y, int x)
     return r->on[(y >> MMP_RF_LOG2_REGION) * r->rw + (x >> MMP_RF_LOG2_REGION)];
 }
 
+/* The four gradients of row v at the columns u = -1 .. cols - 2, into g
+ * (four arrays of cols, column u at u + 1): away from the edges in loops
+ * the compiler can vectorise, the rest through gradients(). */
+static void gradient_row(const int32_t *rec, int stride, int w, int h, int v, int cols,
+                         int32_t *g)
+{
+    int32_t *g0 = g + 1, *g1 = g0 + cols, *g2 = g1 + cols, *g3 = g2 + cols;
+    int u0 = cols, u1 = cols; /* the columns [u0, u1) are inside */
+    if (v >= 1 && v + 1 < h && w >= 3) {
+        const int32_t *p = rec + (long)v * stride, *n = p - stride, *s = p + stride;
+        u0 = 1;
+        u1 = w - 1;
+        for (int u = u0; u < u1; u++) {
+            const int32_t c2 = 2 * p[u];
+            g0[u] = iabs32(c2 - n[u] - s[u]);
+            g1[u] = iabs32(c2 - p[u - 1] - p[u + 1]);
+            g2[u] = iabs32(c2 - n[u - 1] - s[u + 1]);
+            g3[u] = iabs32(c2 - n[u + 1] - s[u - 1]);
+        }
+    }
+    for (int u = -1; u <= cols - 2; u++) {
+        if (u == u0 && u1 > u0) {
+            u = u1 - 1;
+            continue;
+        }
+        int32_t d[4];
+        gradients(rec, stride, w, h, v, u, d);
+        g0[u] = d[0];
+        g1[u] = d[1];
+        g2[u] = d[2];
+        g3[u] = d[3];
+    }
+}
+
 /*
  * Group row by group row: the gradients of the six rows y0 - 1 .. y0 + 4 at
  * every column u = -1 .. 4 gw (the last two rows are the next band's first
@@ -134,12 +168,7 @@ int mmp_restore_classify_rows(const int32_t *rec, int stride, int w, int h, int 
         if (gy > g0)
             memmove(row, row + 4 * 4 * (size_t)cols, sizeof(int32_t) * 2 * 4 * (size_t)cols);
         for (int i = gy > g0 ? 2 : 0; i < 6; i++)
-            for (int u = -1; u <= 4 * gw; u++) {
-                int32_t g[4];
-                gradients(rec, stride, w, h, y0 - 1 + i, u, g);
-                for (int k = 0; k < 4; k++)
-                    row[((size_t)i * 4 + k) * cols + u + 1] = g[k];
-            }
+            gradient_row(rec, stride, w, h, y0 - 1 + i, cols, row + (size_t)i * 4 * cols);
         for (int k = 0; k < 4; k++)
             for (int c = 0; c < cols; c++) {
                 int64_t t = 0;
