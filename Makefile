@@ -3,11 +3,13 @@
 #   make          build bin/mmp-enc and bin/mmp-dec
 #   make check    build and run every test (cmocka)
 #   make check-python  the Python package python/ against the installed library
+#   make check-viewers the viewers' plugins (plugins/) as installed, through the viewers
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
 #   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
-#                 manual pages, file(1) magic and MIME type under $(DESTDIR)$(PREFIX)
-#                 (default /usr/local); make uninstall
+#                 manual pages, file(1) magic and MIME type, the viewers' plugins
+#                 (plugins/plugins.mk) under $(DESTDIR)$(PREFIX) (default /usr/local);
+#                 make uninstall
 #
 # Switches: OPENCL=0 builds without the opencl engine (and without the
 # OpenCL ICD loader), OPENMP=0 without the omp engine and without OpenMP.
@@ -256,6 +258,7 @@ install: all $(LIB) $(SHLIB) $(BUILD)/mmp.pc $(DEC_LIB) $(DEC_SHLIB) $(BUILD)/mm
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 data/mmp.magic $(DESTDIR)$(PREFIX)/share/mmp/mmp.magic
 	install -m 644 data/mmp.xml $(DESTDIR)$(PREFIX)/share/mime/packages/mmp.xml
+	@$(MAKE) --no-print-directory install-plugins
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mmp-enc $(DESTDIR)$(PREFIX)/bin/mmp-dec \
@@ -267,7 +270,12 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/mmpdec.pc \
 	    $(MAN_PAGES:mmp/cli/%=$(DESTDIR)$(PREFIX)/share/man/man1/%) \
 	    $(DESTDIR)$(PREFIX)/share/mmp/mmp.magic $(DESTDIR)$(PREFIX)/share/mime/packages/mmp.xml
+	@$(MAKE) --no-print-directory uninstall-plugins
 	rmdir $(DESTDIR)$(PREFIX)/share/mmp 2>/dev/null || true
+
+# The viewers' plugins (docs/viewers.md): install-plugins, uninstall-plugins,
+# check-viewers.
+include plugins/plugins.mk
 
 check-install: all
 	@rm -rf $(STAGE)
@@ -314,7 +322,8 @@ PYSTAGE  = $(BUILD)/pystage
 check-python: all
 	@sh scripts/install-deps.sh --if-missing --python
 	@rm -rf $(PYSTAGE)
-	@$(MAKE) --no-print-directory install PREFIX=$(abspath $(PYSTAGE))/prefix >/dev/null
+	@XDG_DATA_DIRS=$(abspath $(PYSTAGE))/prefix/share:/usr/share \
+	    $(MAKE) --no-print-directory install PREFIX=$(abspath $(PYSTAGE))/prefix >/dev/null
 	@set -e; st=$(abspath $(PYSTAGE)); \
 	$(PYTHON) -m venv --system-site-packages $$st/venv; \
 	mkdir -p $$st/src; cp -R python/pyproject.toml python/setup.py python/README.md python/mmp $$st/src/; \

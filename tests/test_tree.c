@@ -6,8 +6,9 @@
  *  - scripts/check-layers: a file of each folder that includes only what
  *    its folder may passes; the decoder side including the encoder side,
  *    the shared code including the decoder, the engines or the front ends
- *    reaching into the library's insides, and the public header including
- *    a project header each fail, naming the file and the include;
+ *    reaching into the library's insides, a plugin including anything but
+ *    mmp/mmp.h and its own folder, and the public header including a
+ *    project header each fail, naming the file and the include;
  *  - scripts/check-history: present-tense comments pass; a numbered working
  *    period (also wrapped onto a second line), a date, a commit hash and a
  *    timing each fail, naming the file and line; docs/results.md may hold
@@ -36,6 +37,7 @@ static char out[8192];
  * which reads this file too, does not look for them in the tree. */
 #define STRAY "mmp/stray" ".c"
 #define PLANTED "mmp/enc/planted" ".c"
+#define OTHER_PLUGIN "plugins/other/plugin" ".h"
 
 /* Writes TEXT to DIR/PATH, making the folders on the way. */
 static void put(const char *path, const char *text)
@@ -96,6 +98,7 @@ static void good_tree(void)
     put("mmp/enc/search.c", "#include \"mmp/common/syntax.h\"\n#include \"kernels/engine.h\"\n");
     put("mmp/imageio/pnm.c", "#include \"common/error.h\"\n#include \"mmp/mmp.h\"\n");
     put("mmp/cli/enc_main.c", "#include \"mmp/imageio/pnm.h\"\n#include \"mmp/mmp.h\"\n");
+    put("plugins/gdk-pixbuf/io-mmp.c", "#include <gdk-pixbuf/gdk-pixbuf-io.h>\n#include \"mmp/mmp.h\"\n");
 }
 
 /* The good tree passes; each planted include fails and is named. */
@@ -116,6 +119,9 @@ static void test_layers(void **state)
         {"kernels/engine.h", "mmp/mmp.h"},
         {"dict/dict.h", "predict/predict.h"},         /* sideways in one layer */
         {"mmp/mmp.h", "common/error.h"},              /* the public header */
+        {"plugins/gdk-pixbuf/io-mmp.c", "common/error.h"}, /* plugins through mmp.h */
+        {"plugins/gdk-pixbuf/io-mmp.c", "mmp/dec/decoder.h"},
+        {"plugins/gdk-pixbuf/io-mmp.c", OTHER_PLUGIN}, /* nor each other */
     };
     good_tree();
     assert_int_equal(check("check-layers"), 0);
