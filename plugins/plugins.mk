@@ -5,6 +5,8 @@
 #                         entry for gdk-pixbuf-thumbnailer; built where pkg-config
 #                         finds gdk-pixbuf-2.0 (libgdk-pixbuf-2.0-dev), or with
 #                         GDK_PIXBUF=1 (GDK_PIXBUF=0 leaves it out)
+#   plugins/imagemagick/  ImageMagick's delegates (mmp-dec reads, mmp-enc writes)
+#                         and magic: data, nothing to build
 #
 # make install runs install-plugins after the library is in place:
 #   - the loader into GDK_PIXBUF_MODULEDIR, by default PREFIX's own loaders
@@ -17,12 +19,14 @@
 #     loaders and this one, for GDK_PIXBUF_MODULE_FILE. With DESTDIR nothing
 #     is registered: a package's trigger runs gdk-pixbuf-query-loaders.
 #   - the thumbnailer entry into PREFIX/share/thumbnailers/ (with the loader);
+#   - delegates.xml (naming PREFIX/bin's programs) and magic.xml into
+#     PREFIX/share/mmp/imagemagick/, for MAGICK_CONFIGURE_PATH;
 #   - without DESTDIR, update-mime-database PREFIX/share/mime: gdk-pixbuf
 #     asks GIO for a file's type, and GIO knows image/x-mmp only from the
 #     database (XDG_DATA_DIRS names PREFIX/share; /usr/local/share is there
 #     by default).
 # check-viewers installs into $(VIEWSTAGE)/prefix and runs
-# tests/viewers/gdk-pixbuf.sh against it.
+# tests/viewers/gdk-pixbuf.sh and tests/viewers/imagemagick.sh against it.
 
 GDK_PIXBUF ?= $(shell pkg-config --exists gdk-pixbuf-2.0 2>/dev/null && echo 1 || echo 0)
 PIXBUF_PC = pkg-config --variable=$(1) gdk-pixbuf-2.0 2>/dev/null
@@ -31,6 +35,7 @@ PIXBUF_SYSTEM_DIR = $(shell $(call PIXBUF_PC,gdk_pixbuf_moduledir))
 PIXBUF_QUERY      = $(shell $(call PIXBUF_PC,gdk_pixbuf_query_loaders))
 PIXBUF_LOADER = $(BUILD)/plugins/libpixbufloader-mmp.so
 PIXBUF_OBJ    = $(BUILD)/pic/plugins/gdk-pixbuf/io-mmp.o
+IM_DIR        = $(PREFIX)/share/mmp/imagemagick
 VIEWSTAGE     = $(BUILD)/viewstage
 UPDATE_MIME   = if [ -d $(PREFIX)/share/mime ] && command -v update-mime-database >/dev/null; then \
                     update-mime-database $(PREFIX)/share/mime; fi
@@ -49,6 +54,9 @@ $(PIXBUF_LOADER): $(PIXBUF_OBJ) $(DEC_SHLIB)
 plugins: $(if $(filter 1,$(GDK_PIXBUF)),$(PIXBUF_LOADER))
 
 install-plugins: plugins
+	install -d $(DESTDIR)$(IM_DIR)
+	sed 's#@BINDIR@#$(PREFIX)/bin#g' plugins/imagemagick/delegates.xml.in > $(DESTDIR)$(IM_DIR)/delegates.xml
+	install -m 644 plugins/imagemagick/magic.xml $(DESTDIR)$(IM_DIR)/magic.xml
 ifeq ($(GDK_PIXBUF),1)
 	install -d $(DESTDIR)$(GDK_PIXBUF_MODULEDIR) $(DESTDIR)$(PREFIX)/share/thumbnailers
 	install -m 755 $(PIXBUF_LOADER) $(DESTDIR)$(GDK_PIXBUF_MODULEDIR)/
@@ -58,8 +66,10 @@ endif
 	$(if $(DESTDIR),,$(UPDATE_MIME))
 
 uninstall-plugins:
-	rm -f $(DESTDIR)$(GDK_PIXBUF_MODULEDIR)/libpixbufloader-mmp.so \
+	rm -f $(DESTDIR)$(IM_DIR)/delegates.xml $(DESTDIR)$(IM_DIR)/magic.xml \
+	    $(DESTDIR)$(GDK_PIXBUF_MODULEDIR)/libpixbufloader-mmp.so \
 	    $(DESTDIR)$(PREFIX)/share/thumbnailers/mmp.thumbnailer
+	rmdir $(DESTDIR)$(IM_DIR) 2>/dev/null || true
 	@$(MAKE) --no-print-directory register-plugins
 	$(if $(DESTDIR),,$(UPDATE_MIME))
 
@@ -84,9 +94,10 @@ check-viewers: all
 	@XDG_DATA_DIRS=$(abspath $(VIEWSTAGE))/prefix/share:/usr/share \
 	    $(MAKE) --no-print-directory install PREFIX=$(abspath $(VIEWSTAGE))/prefix GDK_PIXBUF=1 >/dev/null
 	@CC="$(CC)" CFLAGS="$(CFLAGS)" sh tests/viewers/gdk-pixbuf.sh $(abspath $(VIEWSTAGE))
+	@sh tests/viewers/imagemagick.sh $(abspath $(VIEWSTAGE))
 	@XDG_DATA_DIRS=$(abspath $(VIEWSTAGE))/prefix/share:/usr/share \
 	    $(MAKE) --no-print-directory uninstall PREFIX=$(abspath $(VIEWSTAGE))/prefix GDK_PIXBUF=1 >/dev/null
 	@left=$$(find $(VIEWSTAGE)/prefix -type f -o -type l | grep -v '/share/mime/' || true); \
 	[ -z "$$left" ] || { echo "check-viewers: uninstall left $$left"; exit 1; }
 	@rm -rf $(VIEWSTAGE)
-	@echo "check-viewers: installed, gdk-pixbuf opened mmp files, uninstalled"
+	@echo "check-viewers: installed, gdk-pixbuf and ImageMagick opened and wrote mmp files, uninstalled"

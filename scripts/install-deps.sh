@@ -7,8 +7,8 @@
 #                                        and make check-sanitize need neither)
 #   scripts/install-deps.sh --python     also Python 3 with numpy, Pillow and pytest (make
 #                                        check-python only)
-#   scripts/install-deps.sh --viewers    also gdk-pixbuf's headers and tools (make
-#                                        check-viewers only)
+#   scripts/install-deps.sh --viewers    also gdk-pixbuf's headers and tools, and ImageMagick
+#                                        (make check-viewers only)
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
@@ -21,8 +21,8 @@ FUZZ="clang-14 libclang-rt-14-dev libomp-14-dev"
 PYTHON="python3 python3-venv python3-pip python3-setuptools python3-numpy python3-pil python3-pytest"
 # The viewers' plugins (plugins/) and their tests: gdk-pixbuf's headers, its
 # gdk-pixbuf-query-loaders and gdk-pixbuf-thumbnailer, update-mime-database
-# (shared-mime-info).
-VIEWERS="libgdk-pixbuf-2.0-dev libgdk-pixbuf2.0-bin shared-mime-info"
+# (shared-mime-info), and ImageMagick 6 (convert, compare).
+VIEWERS="libgdk-pixbuf-2.0-dev libgdk-pixbuf2.0-bin shared-mime-info imagemagick"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0
