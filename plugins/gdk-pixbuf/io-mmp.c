@@ -48,9 +48,12 @@ static unsigned bits_of(unsigned v)
     return k;
 }
 
-/* The 8-bit value of every sample 0..maxval (see the comment at the top). */
+/* The 8-bit value of every sample 0..maxval (see the comment at the top),
+ * and 255 above it: the table has 65536 entries, so that no sample reads
+ * outside it whatever the decoder gave. */
 static void fill_scale(guchar *lut, unsigned maxval)
 {
+    memset(lut, 255, 65536);
     const unsigned depth = maxval > 255 ? 16 : 8, full = (1u << depth) - 1, k = bits_of(maxval);
     for (unsigned v = 0; v <= maxval; v++) {
         unsigned s;
@@ -78,7 +81,7 @@ static GdkPixbuf *to_pixbuf(const mmp_image *img, GError **error)
 {
     const int ch = mmp_image_channels(img), alpha = mmp_image_has_alpha(img);
     GdkPixbuf *pb = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha, 8, img->width, img->height);
-    guchar *lut = g_try_malloc((size_t)img->maxval + 1);
+    guchar *lut = g_try_malloc(65536);
     if (!pb || !lut) {
         if (pb)
             g_object_unref(pb);
