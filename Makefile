@@ -189,10 +189,10 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
 VERSION  = $(shell sed -n 's/^\#define MMP_VERSION_STRING "\(.*\)"/\1/p' mmp/mmp.h)
-# While the version is 0.x every minor version may change the structs of
-# mmp.h (0.2.0: mmp_settings.dct and mmp_file_info.dct), so the soname
-# carries the minor version: a program built against 0.1 never loads 0.2.
-SO_MAJOR = $(shell echo $(VERSION) | cut -d. -f1-2)
+# The soname's number is mmp.h's MMP_ABI_VERSION, which changes only when
+# an existing function or field does (mmp.h says how the settings and the
+# structs the library fills grow without it).
+SO_MAJOR = $(shell sed -n 's/^\#define MMP_ABI_VERSION \([0-9]*\)/\1/p' mmp/mmp.h)
 SHLIB    = $(BUILD)/libmmp.so.$(VERSION)
 DEC_SHLIB = $(BUILD)/libmmpdec.so.$(VERSION)
 PIC_OBJ  = $(LIB_OBJ:$(BUILD)/%.o=$(BUILD)/pic/%.o)

@@ -16,6 +16,7 @@ const char *mmp_strerror(int err)
     case MMP_EUNSUPPORTED: return "unsupported format version or feature";
     case MMP_ELIMIT:       return "exceeds a documented limit";
     case MMP_EENGINE:      return "search engine unavailable or failed";
+    case MMP_ECANCELED:    return "cancelled by the progress callback";
     default:               return "unknown error";
     }
 }

@@ -14,6 +14,7 @@
 #define MMP_EUNSUPPORTED (-6) /* valid but unsupported (version, feature) */
 #define MMP_ELIMIT      (-7)  /* exceeds a documented limit */
 #define MMP_EENGINE     (-8)  /* search engine unavailable or failed */
+#define MMP_ECANCELED   (-9)  /* the progress callback stopped the encode */
 
 /* A short English description of an error code (static string). */
 const char *mmp_strerror(int err);

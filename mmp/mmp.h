@@ -15,7 +15,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MMP_VERSION_STRING "0.3.0"
+#define MMP_VERSION_STRING "0.4.0"
+/*
+ * How the ABI is versioned. MMP_ABI_VERSION is the number of the sonames
+ * (libmmp.so.1, libmmpdec.so.1). It changes only when a function changes
+ * its signature or its meaning, or a struct changes the layout of fields it
+ * has, never for a new function or a new field:
+ * - mmp_settings grows at its end. Its first field is its size as the
+ *   caller was built, which mmp_default_settings() writes (a macro that
+ *   passes sizeof(mmp_settings) to mmp_settings_init); mmp_encode takes the
+ *   fields within that size from the caller and gives the later ones their
+ *   defaults, so a program built against an older, smaller struct keeps
+ *   working. A program built against a newer header and run with an older
+ *   library also works while the fields the library does not know are 0
+ *   (what mmp_settings_init leaves there), and gets MMP_EUNSUPPORTED
+ *   otherwise. A field added later has 0 as its default.
+ * - mmp_file_info and mmp_enc_stats, which the library fills, end with
+ *   reserved space that it zeroes: a later field takes its place, and reads
+ *   0 from an older library.
+ * - mmp_image, mmp_chunk and mmp_device_info keep their layout.
+ * The same habits as libwebp's (WebPConfigInit passes the header's ABI
+ * version to the library, which checks it at run time), with the struct's
+ * size in place of a version number, as Linux's clone3 and openat2 take
+ * theirs; dav1d keeps reserved space in the structs it fills.
+ */
+#define MMP_ABI_VERSION 1
 /* The format this library writes (docs/format.md): 1.0. It reads every
  * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
  * gives a file's version as mmp_file_info.version and version_minor
@@ -33,6 +57,7 @@
 #define MMP_EUNSUPPORTED (-6) /* valid but unsupported (version, feature) */
 #define MMP_ELIMIT      (-7)  /* exceeds a documented limit */
 #define MMP_EENGINE     (-8)  /* search engine unavailable or failed */
+#define MMP_ECANCELED   (-9)  /* the progress callback stopped the encode */
 
 /* A short English description of an error code (static string). */
 const char *mmp_strerror(int err);
@@ -138,9 +163,12 @@ typedef struct mmp_chunk {
  * encoder and the decoder (docs/results.md, "Tiles and the container"). */
 #define MMP_AUTO_TILE 1024
 
-/* Encoder settings; fill with mmp_default_settings() then change fields.
- * The strings are the caller's and must live until mmp_encode returns. */
+/* Encoder settings; fill with mmp_default_settings() then change fields
+ * (a struct not filled so is refused: its size field is wrong). The
+ * strings are the caller's and must live until mmp_encode returns. */
 typedef struct mmp_settings {
+    size_t size;            /* sizeof(mmp_settings) where the caller was built (see
+                             * MMP_ABI_VERSION); mmp_default_settings sets it */
     double lambda;          /* Lagrangian multiplier, 0..1e6 (default 10) */
     const char *engine;     /* search engine name (mmp_engine_names()) or "auto" (the
                              * default; NULL means it too): opencl when its device is a
@@ -225,9 +253,16 @@ typedef struct mmp_settings {
     void *log_opaque;
     /* Called after each step of blocks when set (progress bars): done of
      * total blocks, every tile's; one call at a time, done never going back,
-     * from the threads that code tiles at once. */
-    void (*progress)(void *opaque, int done, int total);
+     * from the threads that code tiles at once. It returns 0 to go on; any
+     * other value stops the encode at the end of the step that every worker
+     * is coding (with every engine, and tiles coded at once), with no
+     * further call, and mmp_encode frees what it made and returns
+     * MMP_ECANCELED. Encodes of lossless planes with the residual stage
+     * alone and exact alpha planes have no steps of blocks and no call. */
+    int (*progress)(void *opaque, int done, int total);
     void *progress_opaque;
+    /* Fields added later go here, each with 0 as its default, and the
+     * struct ends with no padding (mmp/common/api.c asserts it). */
 } mmp_settings;
 
 /* Most threads an engine may be given (mmp_settings.threads): past the
@@ -250,7 +285,14 @@ typedef struct mmp_settings {
 /* The fastest speed preset (mmp_settings.speed). */
 #define MMP_MAX_SPEED 4
 
-void mmp_default_settings(mmp_settings *s);
+/* The defaults into the first `size` bytes of *s, size into s->size, and
+ * zeros past the fields this library knows. Returns 0, or MMP_EINVAL for
+ * a NULL s or a size below the first versioned struct's. Call it through
+ * mmp_default_settings; language bindings call it with their struct's
+ * size. */
+int mmp_settings_init(mmp_settings *s, size_t size);
+/* Settings with their defaults: mmp_default_settings(&s); (NULL is ignored). */
+#define mmp_default_settings(s) mmp_settings_init((s), sizeof(mmp_settings))
 
 /* Figures from one encode. */
 typedef struct mmp_enc_stats {
@@ -269,15 +311,17 @@ typedef struct mmp_enc_stats {
                               * code_seconds add up all of theirs) */
     double plane_psnr[4];    /* PSNR of each coded plane against the encoder's own
                               * planes of the input, at the plane's sample range */
+    int reserved[16];        /* zeros: room for later fields (MMP_ABI_VERSION) */
 } mmp_enc_stats;
 
 /*
  * Encode `img` with the settings `s` (both required; every setting is
  * checked: MMP_EINVAL names the first out of its range). On success *out
- * (owned by the caller, free()) holds the whole .mmp file of *outlen bytes
- * (out and outlen required); if `recon` is not NULL it receives the
- * encoder's reconstruction (the caller frees it with mmp_image_free), which
- * the decoder reproduces exactly. `stats` may be NULL.
+ * (owned by the caller: mmp_free, or free()) holds the whole .mmp file of
+ * *outlen bytes (out and outlen required); if `recon` is not NULL it
+ * receives the encoder's reconstruction (the caller frees it with
+ * mmp_image_free), which the decoder reproduces exactly. `stats` may be
+ * NULL. MMP_ECANCELED: s->progress asked to stop; nothing is kept.
  */
 int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_t *outlen,
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen);
@@ -334,6 +378,7 @@ typedef struct mmp_file_info {
     int tile_width, tile_height; /* the tiles' sides */
     int tiles;               /* how many: columns x rows */
     int chunks;              /* ancillary chunks (mmp_chunks lists them) */
+    int reserved[16];        /* zeros: room for later fields (MMP_ABI_VERSION) */
 } mmp_file_info;
 
 /*
@@ -363,6 +408,10 @@ int mmp_chunks(const uint8_t *buf, size_t len, mmp_chunk *list, int max, char *e
  */
 int mmp_decode_region(const uint8_t *buf, size_t len, int x, int y, int width, int height,
                       uint64_t max_pixels, mmp_image *img, char *errbuf, size_t errlen);
+
+/* Free a buffer the library returned (mmp_encode's file); NULL is
+ * ignored. */
+void mmp_free(void *p);
 
 /* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
 const char *mmp_engine_names(void);

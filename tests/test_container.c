@@ -1904,7 +1904,8 @@ static void test_strerror(void **state)
 {
     (void)state;
     const int codes[] = {MMP_OK, MMP_EINVAL, MMP_ENOMEM, MMP_EIO, MMP_EFORMAT,
-                         MMP_EBITSTREAM, MMP_EUNSUPPORTED, MMP_ELIMIT, MMP_EENGINE};
+                         MMP_EBITSTREAM, MMP_EUNSUPPORTED, MMP_ELIMIT, MMP_EENGINE,
+                         MMP_ECANCELED};
     size_t n = NELEM(codes);
     for (size_t i = 0; i < n; i++) {
         const char *s = mmp_strerror(codes[i]);
@@ -1913,7 +1914,7 @@ static void test_strerror(void **state)
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(s, mmp_strerror(codes[j]));
     }
-    assert_string_equal(mmp_strerror(-9), "unknown error");
+    assert_string_equal(mmp_strerror(-10), "unknown error");
     assert_string_equal(mmp_strerror(1), "unknown error");
     assert_string_equal(mmp_strerror(-1000), "unknown error");
 }

@@ -742,13 +742,14 @@ typedef struct progress_seen {
     int last, total, backwards;
 } progress_seen;
 
-static void count_progress(void *opaque, int done, int total)
+static int count_progress(void *opaque, int done, int total)
 {
     progress_seen *pg = opaque;
     if (done < pg->last || done > total || (pg->total && total != pg->total))
         pg->backwards = 1;
     pg->last = done;
     pg->total = total;
+    return 0;
 }
 
 /* Every engine built in and able to start here gives seq's bytes for a

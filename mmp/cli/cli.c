@@ -197,15 +197,16 @@ int mmp_cli_stdout_done(const char *prog)
     return MMP_EXIT_FAILURE;
 }
 
-void mmp_cli_progress(void *opaque, int done, int total)
+int mmp_cli_progress(void *opaque, int done, int total)
 {
     (void)opaque;
     if (!isatty(2))
-        return;
+        return 0;
     int width = 40, filled = total ? done * width / total : width;
     fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "########################################",
             width - filled, "", total ? done * 100 / total : 100);
     if (done == total)
         fputc('\n', stderr);
     fflush(stderr);
+    return 0;
 }

@@ -172,7 +172,7 @@ void mmp_cli_outputs_free(mmp_cli_output *outs, int n);
  */
 int mmp_cli_stdout_done(const char *prog);
 
-/* Progress bar on stderr (only when stderr is a terminal). */
-void mmp_cli_progress(void *opaque, int done, int total);
+/* Progress bar on stderr (only when stderr is a terminal); 0: go on. */
+int mmp_cli_progress(void *opaque, int done, int total);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * The parts of the public API that encoder and decoder share: settings
- * defaults, images, PSNR. This file includes both the public header and the
+ * The parts of the public API that encoder and decoder share: images,
+ * PSNR, freeing the library's buffers (the settings' defaults are
+ * settings.c's). This file includes both the public header and the
  * internal ones that repeat its definitions (error codes, limits, log
  * levels, coding orders): the compiler rejects any difference between them.
  */
@@ -16,27 +17,9 @@
 #include "common/log.h"
 #include "common/metrics.h"
 
-void mmp_default_settings(mmp_settings *s)
+void mmp_free(void *p)
 {
-    if (!s)
-        return;
-    memset(s, 0, sizeof(*s));
-    s->lambda = 10.0;
-    s->engine = "auto";
-    s->threads = 0;
-    s->dict_cap = 0;
-    s->redundancy = -1.0;
-    s->order = MMP_ORDER_WAVEFRONT;
-    s->speed = 1;
-    s->transform = MMP_TRANSFORM_AUTO;
-    s->chroma = MMP_CHROMA_444;
-    s->alpha = MMP_ALPHA_EXACT;
-    s->chroma_lambda = 1.0;
-    s->restoration = 1;
-    s->dct = 1;
-    s->max_error = -1;
-    s->residual = MMP_RESIDUAL_AUTO;
-    s->head_start = -1;
+    free(p);
 }
 
 int mmp_image_channels(const mmp_image *img)

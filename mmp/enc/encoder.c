@@ -25,6 +25,7 @@
 #include "mmp/mmp.h"
 #include "mmp/common/order.h"
 #include "mmp/common/refine.h"
+#include "mmp/common/settings.h"
 #include "mmp/enc/engine_start.h"
 #include "mmp/enc/header.h"
 #include "mmp/enc/restore_fit.h"
@@ -405,15 +406,40 @@ static int make_search(encoder *e, int p)
     return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
 }
 
+/* Tile i failed with err (why in the worker's errbuf), or with i ==
+ * ntiles the worker's engine: kept when it is the first tile that failed.
+ * Every worker stops at its next step (encode_plane) or tile. */
+static void record_failure(tile_work *tw, uint32_t i, int err, const char *why)
+{
+    atomic_store(&tw->failed, 1);
+    pthread_mutex_lock(&tw->lock);
+    if (!tw->err || i < tw->err_tile) {
+        tw->err = err;
+        tw->err_tile = i;
+        snprintf(tw->why, sizeof tw->why, "%s", why);
+    }
+    pthread_mutex_unlock(&tw->lock);
+}
+
 /* n more blocks searched: the progress callback with those of every worker,
- * one call at a time. */
-static void report_progress(encoder *e, long n)
+ * one call at a time, none after a failure or after it asked to stop.
+ * Returns MMP_ECANCELED when it asks to stop (the failure is recorded for
+ * tile 0, ahead of any other), else 0. */
+static int report_progress(encoder *e, long n)
 {
     tile_work *tw = e->tw;
+    int stop = 0;
     pthread_mutex_lock(&tw->lock);
     tw->blocks_done += n;
-    e->st->progress(e->st->progress_opaque, (int)tw->blocks_done, (int)tw->blocks_total);
+    if (!atomic_load(&tw->failed))
+        stop = e->st->progress(e->st->progress_opaque, (int)tw->blocks_done,
+                               (int)tw->blocks_total) != 0;
     pthread_mutex_unlock(&tw->lock);
+    if (stop) {
+        record_failure(tw, 0, MMP_ECANCELED, "cancelled by the progress callback");
+        return MMP_ECANCELED;
+    }
+    return 0;
 }
 
 /* Plane p through the MMP machinery, step by step. */
@@ -433,7 +459,11 @@ static int encode_plane(encoder *e, int p)
         e->blocks_done += e->order.first[t + 1] - e->order.first[t];
         e->steps_done++;
         if (!err && e->st->progress)
-            report_progress(e, e->order.first[t + 1] - e->order.first[t]);
+            err = report_progress(e, e->order.first[t + 1] - e->order.first[t]);
+        /* Another worker failed, or the callback asked to stop: this one
+         * stops too (its failure is recorded). */
+        if (!err && atomic_load(&e->tw->failed))
+            err = MMP_ECANCELED;
         /* A slow engine that has started takes over here (a head start). */
         if (!err && t + 1 < e->order.nsteps &&
             (err = mmp_engines_step(&e->engines, e->steps_done, e->errbuf, e->errlen)) == 1) {
@@ -643,19 +673,6 @@ typedef struct worker {
     int started;
 } worker;
 
-/* Tile i failed with err (why in the worker's errbuf), or with i ==
- * ntiles the worker's engine: kept when it is the first tile that failed. */
-static void record_failure(tile_work *tw, uint32_t i, int err, const char *why)
-{
-    atomic_store(&tw->failed, 1);
-    pthread_mutex_lock(&tw->lock);
-    if (!tw->err || i < tw->err_tile) {
-        tw->err = err;
-        tw->err_tile = i;
-        snprintf(tw->why, sizeof tw->why, "%s", why);
-    }
-    pthread_mutex_unlock(&tw->lock);
-}
 
 /* A worker's life: its engine, then tiles until none is left. */
 static void *run_worker(void *arg)
@@ -673,7 +690,9 @@ static void *run_worker(void *arg)
         if (i >= tw->ntiles)
             break;
         if ((err = encode_tile(e, tw->whole, i, &tw->payload[i], &tw->plen[i], tw->recon))) {
-            record_failure(tw, i, err, w->why);
+            /* MMP_ECANCELED: stopped by a failure already recorded. */
+            if (err != MMP_ECANCELED)
+                record_failure(tw, i, err, w->why);
             return NULL;
         }
     }
@@ -720,7 +739,17 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     *outlen = 0;
     if (!st)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "no settings");
-    int err = mmp_enc_check(st, img, errbuf, errlen);
+    /* The caller's settings, of whatever version, as this library's. */
+    mmp_settings full;
+    int err = mmp_settings_full(st, &full);
+    if (err == MMP_EINVAL)
+        return mmp_error(errbuf, errlen, err,
+                         "settings of %zu bytes, not set by mmp_default_settings", st->size);
+    if (err)
+        return mmp_error(errbuf, errlen, err,
+                         "settings with a field this library does not know (a newer mmp.h)");
+    st = &full;
+    err = mmp_enc_check(st, img, errbuf, errlen);
     if (err)
         return err;
     encoder proto = {.st = st, .img = img, .img_whole = img, .log = {st->log, st->log_opaque},

@@ -56,10 +56,12 @@ def _as_bytes(data):
     raise TypeError("mmp: expected bytes, got %s" % type(data).__name__)
 
 
-def _settings_buffer():
-    # At least the struct's size, in case the library's is larger.
-    buf = ctypes.create_string_buffer(max(ctypes.sizeof(_lib.Settings), 1024))
-    return buf, _lib.Settings.from_buffer(buf)
+def _settings():
+    # The struct of this mirror, its size in its first field: the library
+    # gives defaults to any field it has past it.
+    s = _lib.Settings()
+    _lib.load().mmp_settings_init(ctypes.byref(s), ctypes.sizeof(s))
+    return s
 
 
 def encode(array, lambda_=10.0, *, lossless=False, max_error=None, speed=None, maxval=None,
@@ -100,8 +102,7 @@ def encode(array, lambda_=10.0, *, lossless=False, max_error=None, speed=None, m
     height, width = a.shape[0], a.shape[1]
     samples = np.ascontiguousarray(a, dtype=np.uint16)
 
-    buf, s = _settings_buffer()
-    lib.mmp_default_settings(ctypes.byref(s))
+    s = _settings()
     s.__setattr__("lambda", float(lambda_))
     if lossless and max_error:
         raise ValueError("mmp.encode: lossless and max_error > 0 exclude each other")

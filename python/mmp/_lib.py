@@ -13,8 +13,10 @@ looked for in this order:
 3. the same names through the dynamic loader's search path, as
    ctypes.util.find_library finds them.
 
-The soname carries the version whose structs these are: a library of
-another 0.x version may lay them out differently and is not loaded.
+The soname carries mmp.h's MMP_ABI_VERSION, whose structs these are: a
+library of another ABI may lay them out differently and is not loaded.
+Within one ABI the library takes Settings of any size (its first field),
+so this mirror keeps working with a library that has added fields.
 """
 import ctypes
 import ctypes.util
@@ -22,8 +24,8 @@ import os
 
 from . import _config
 
-# mmp.h's MMP_VERSION_STRING, major and minor: the Makefile's SO_MAJOR.
-SONAME_VERSION = "0.3"
+# mmp.h's MMP_ABI_VERSION: the Makefile's SO_MAJOR.
+SONAME_VERSION = "1"
 
 c_int = ctypes.c_int
 c_double = ctypes.c_double
@@ -53,6 +55,7 @@ class Chunk(ctypes.Structure):
 
 class Settings(ctypes.Structure):
     _fields_ = [
+        ("size", c_size_t),
         ("lambda", c_double),
         ("engine", c_char_p),
         ("threads", c_int),
@@ -109,6 +112,7 @@ class FileInfo(ctypes.Structure):
         ("tile_height", c_int),
         ("tiles", c_int),
         ("chunks", c_int),
+        ("reserved", c_int * 16),
     ]
 
 
@@ -138,8 +142,10 @@ def _candidates():
 def _declare(lib):
     lib.mmp_strerror.restype = c_char_p
     lib.mmp_strerror.argtypes = [c_int]
-    lib.mmp_default_settings.restype = None
-    lib.mmp_default_settings.argtypes = [c_void_p]
+    lib.mmp_settings_init.restype = c_int
+    lib.mmp_settings_init.argtypes = [c_void_p, c_size_t]
+    lib.mmp_free.restype = None
+    lib.mmp_free.argtypes = [c_void_p]
     lib.mmp_image_free.restype = None
     lib.mmp_image_free.argtypes = [ctypes.POINTER(Image)]
     lib.mmp_decode_limited.restype = c_int
@@ -198,11 +204,6 @@ def has_encoder():
     return _has_encoder
 
 
-# The C library's free(), for the buffer mmp_encode allocates.
-_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-_libc.free.restype = None
-_libc.free.argtypes = [c_void_p]
-
-
 def free(ptr):
-    _libc.free(ptr)
+    """Free a buffer the library returned (mmp_free)."""
+    load().mmp_free(ptr)

@@ -1,0 +1,126 @@
+/*
+ * The versions of mmp_settings (mmp/mmp.h, MMP_ABI_VERSION), as a caller
+ * built against another header meets them:
+ *
+ * 1. mmp_default_settings writes the struct's size and the defaults;
+ *    mmp_settings_init refuses NULL and a size below the first version's.
+ * 2. Settings not set by it (a size of 0: a struct filled by hand) are
+ *    MMP_EINVAL before any work, with a reason that says so.
+ * 3. A caller built against a newer, larger struct: mmp_settings_init
+ *    zeroes the fields this library does not know, and the encode gives
+ *    the bytes of the defaults; a field it does not know set to anything
+ *    but 0 is MMP_EUNSUPPORTED, never read as something else.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mmp/mmp.h"
+
+static void gradient(mmp_image *img)
+{
+    assert_int_equal(mmp_image_alloc(img, 48, 32, 255), 0);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            img->pix[y * img->width + x] = (uint16_t)((x * 5 + y * 3 + (x * y) % 7) % 256);
+}
+
+static void test_defaults_carry_the_size(void **state)
+{
+    (void)state;
+    mmp_settings s;
+    memset(&s, 0xa5, sizeof s);
+    mmp_default_settings(&s);
+    assert_int_equal(s.size, sizeof(mmp_settings));
+    assert_true(s.lambda == 10.0);
+    assert_string_equal(s.engine, "auto");
+    assert_int_equal(s.order, MMP_ORDER_WAVEFRONT);
+    assert_int_equal(s.speed, 1);
+    assert_int_equal(s.max_error, -1);
+    assert_int_equal(s.head_start, -1);
+    assert_true(s.redundancy == -1.0);
+    assert_null(s.progress);
+    assert_null(s.log);
+    assert_int_equal(mmp_settings_init(&s, sizeof s), 0);
+    assert_int_equal(mmp_settings_init(NULL, sizeof s), MMP_EINVAL);
+    assert_int_equal(mmp_settings_init(&s, sizeof s - 1), MMP_EINVAL);
+    assert_int_equal(mmp_settings_init(&s, 0), MMP_EINVAL);
+    mmp_default_settings(NULL); /* ignored */
+}
+
+static void test_unset_settings_are_refused(void **state)
+{
+    (void)state;
+    mmp_image img;
+    gradient(&img);
+    mmp_settings s;
+    memset(&s, 0, sizeof s);
+    s.lambda = 10;
+    s.engine = "seq";
+    uint8_t *out = (uint8_t *)&s; /* set to NULL on every failure */
+    size_t len = 1;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    assert_non_null(strstr(err, "not set by mmp_default_settings"));
+    assert_null(out);
+    assert_int_equal(len, 0);
+    s.size = sizeof s - 8; /* a size no version of the struct has had */
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    mmp_image_free(&img);
+}
+
+/* A caller's struct of a newer header: this library's fields, then one
+ * more it does not know. */
+typedef struct newer_settings {
+    mmp_settings known;
+    int64_t unknown;
+} newer_settings;
+
+static void test_newer_struct(void **state)
+{
+    (void)state;
+    mmp_image img;
+    gradient(&img);
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    uint8_t *ref = NULL, *out = NULL;
+    size_t rlen = 0, len = 0;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(&s, &img, &ref, &rlen, NULL, NULL, err, sizeof err), 0);
+
+    newer_settings n;
+    memset(&n, 0xff, sizeof n);
+    assert_int_equal(mmp_settings_init(&n.known, sizeof n), 0);
+    assert_int_equal(n.known.size, sizeof n);
+    assert_int_equal(n.unknown, 0); /* zeroed: the field's default */
+    n.known.engine = "seq";
+    assert_int_equal(mmp_encode(&n.known, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(len, rlen);
+    assert_memory_equal(out, ref, len);
+    mmp_free(out);
+
+    n.unknown = 1;
+    out = NULL;
+    assert_int_equal(mmp_encode(&n.known, &img, &out, &len, NULL, NULL, err, sizeof err),
+                     MMP_EUNSUPPORTED);
+    assert_non_null(strstr(err, "does not know"));
+    assert_null(out);
+    mmp_free(ref);
+    mmp_image_free(&img);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_carry_the_size),
+        cmocka_unit_test(test_unset_settings_are_refused),
+        cmocka_unit_test(test_newer_struct),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
