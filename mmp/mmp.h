@@ -409,9 +409,45 @@ int mmp_chunks(const uint8_t *buf, size_t len, mmp_chunk *list, int max, char *e
 int mmp_decode_region(const uint8_t *buf, size_t len, int x, int y, int width, int height,
                       uint64_t max_pixels, mmp_image *img, char *errbuf, size_t errlen);
 
-/* Free a buffer the library returned (mmp_encode's file); NULL is
- * ignored. */
+/* Free a buffer the library returned (mmp_encode's file, the 8-bit
+ * helpers' files and pixels); NULL is ignored. */
 void mmp_free(void *p);
+
+/*
+ * One-call helpers for 8-bit interleaved pixels, as libwebp's WebPEncodeRGB
+ * and WebPDecodeRGBA: grey (1 byte a pixel), RGB (3) and RGBA (4, alpha
+ * last, 255 opaque).
+ *
+ * Encoding: width x height pixels from px, rows `stride` bytes apart
+ * (at least width times the bytes of a pixel), coded with maxval 255 and
+ * the settings s (NULL: the defaults of mmp_default_settings). On success
+ * *out holds the file of *out_size bytes, to free with mmp_free. Returns 0
+ * or a code of mmp_encode.
+ */
+int mmp_encode_grey8(const uint8_t *px, int width, int height, int stride, const mmp_settings *s,
+                     uint8_t **out, size_t *out_size);
+int mmp_encode_rgb8(const uint8_t *px, int width, int height, int stride, const mmp_settings *s,
+                    uint8_t **out, size_t *out_size);
+int mmp_encode_rgba8(const uint8_t *px, int width, int height, int stride, const mmp_settings *s,
+                     uint8_t **out, size_t *out_size);
+/*
+ * Decoding: the whole .mmp file buf[0..len) into *px, width x height
+ * pixels of 1, 3 or 4 bytes, rows width times that apart, to free with
+ * mmp_free; *width and *height (either may be NULL) get the size. Files of
+ * other channels are converted: grey to RGB repeats the grey sample; RGB
+ * to grey takes the BT.601 luma Y = (19595 R + 38470 G + 7471 B + 32768)
+ * >> 16 of the 8-bit samples (as Pillow's convert("L")); alpha is dropped
+ * where the output has none (not composited), and 255 where the file has
+ * none. Samples of a maxval other than 255 are brought to 8 bits as
+ * mmp-dec's PNG output brings them to 8 or 16 bits: a maxval 2^k - 1 by
+ * repeating the sample's bits from the top (PNG's scaling for sBIT),
+ * another maxval M by rounding v * 255 / M (v * 65535 / M above 255),
+ * and above 255 the top 8 bits of the 16-bit sample. Returns 0 or a code
+ * of mmp_decode (hostile input included).
+ */
+int mmp_decode_grey8(const uint8_t *buf, size_t len, int *width, int *height, uint8_t **px);
+int mmp_decode_rgb8(const uint8_t *buf, size_t len, int *width, int *height, uint8_t **px);
+int mmp_decode_rgba8(const uint8_t *buf, size_t len, int *width, int *height, uint8_t **px);
 
 /* The engines built into this library: "seq, omp, opencl, auto" or fewer. */
 const char *mmp_engine_names(void);

@@ -71,6 +71,8 @@ static void test_unset_settings_are_refused(void **state)
     assert_int_equal(len, 0);
     s.size = sizeof s - 8; /* a size no version of the struct has had */
     assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
+    const uint8_t px[16] = {0};
+    assert_int_equal(mmp_encode_grey8(px, 4, 4, 4, &s, &out, &len), MMP_EINVAL);
     mmp_image_free(&img);
 }
 

@@ -146,6 +146,11 @@ def _declare(lib):
     lib.mmp_settings_init.argtypes = [c_void_p, c_size_t]
     lib.mmp_free.restype = None
     lib.mmp_free.argtypes = [c_void_p]
+    for name in ("mmp_decode_grey8", "mmp_decode_rgb8", "mmp_decode_rgba8"):
+        f = getattr(lib, name)
+        f.restype = c_int
+        f.argtypes = [c_char_p, c_size_t, ctypes.POINTER(c_int), ctypes.POINTER(c_int),
+                      ctypes.POINTER(c_uint8_p)]
     lib.mmp_image_free.restype = None
     lib.mmp_image_free.argtypes = [ctypes.POINTER(Image)]
     lib.mmp_decode_limited.restype = c_int

@@ -77,3 +77,35 @@ def test_open_refuses_what_is_not_mmp(tmp_path):
     cut.write_bytes(data[: len(data) - 40])
     with pytest.raises(OSError):  # a header that probes, a payload that does not decode
         Image.open(cut).load()
+
+
+def _decode8(kind, data):
+    """The pixels of mmp_decode_KIND8 as an array (H, W, channels)."""
+    from mmp import _lib
+    lib = _lib.load()
+    w, h, px = _lib.c_int(), _lib.c_int(), _lib.c_uint8_p()
+    rc = getattr(lib, "mmp_decode_%s8" % kind)(data, len(data), w, h, px)
+    assert rc == 0
+    ch = {"grey": 1, "rgb": 3, "rgba": 4}[kind]
+    try:
+        return np.ctypeslib.as_array(px, shape=(h.value, w.value, ch)).copy()
+    finally:
+        _lib.free(px)
+
+
+@pytest.mark.parametrize("name", [
+    "grey-l10.mmp", "ycocg444-l30.mmp", "rgba-exact-l10.mmp", "greyalpha-mmp-l30.mmp",
+    "bilevel-l10.mmp", "grey4-lossless.mmp", "grey10-l10.mmp", "grey16-l1.mmp",
+    "colour16-ycbcr-l3.mmp"])
+def test_8bit_helpers_equal_the_plugin(name):
+    """mmp_decode_rgb8, _rgba8 and _grey8 give the plugin's 8-bit pixels
+    (the top byte of mode I), converted by Pillow to RGB, RGBA and L."""
+    data = read_stream(name)
+    with Image.open(io.BytesIO(data)) as im:
+        im.load()
+        if im.mode == "I":
+            im = Image.fromarray((np.asarray(im) >> 8).astype(np.uint8), "L")
+        for kind, mode in (("rgb", "RGB"), ("rgba", "RGBA")):
+            assert np.array_equal(_decode8(kind, data), np.asarray(im.convert(mode)))
+        grey = im.convert("RGB").convert("L") if im.mode in ("RGB", "RGBA") else im.convert("L")
+        assert np.array_equal(_decode8("grey", data)[:, :, 0], np.asarray(grey))

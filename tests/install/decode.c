@@ -6,7 +6,9 @@
  * is given and writes the samples to stdout as the conformance manifest
  * hashes them (tests/conformance/MANIFEST: row by row, pixel by pixel,
  * channel by channel, two bytes big-endian each); says what went wrong on
- * stderr and exits 1 otherwise.
+ * stderr and exits 1 otherwise. It also decodes the file with
+ * mmp_decode_rgba8 and checks it against the samples where they are
+ * 8-bit RGBA already (the other conversions are tests/test_pixels8.c's).
  */
 #include <mmp.h>
 
@@ -50,6 +52,18 @@ int main(int argc, char **argv)
         putchar(img.pix[i] >> 8);
         putchar(img.pix[i] & 0xff);
     }
+    uint8_t *px;
+    int w, h, rc = mmp_decode_rgba8(buf, len, &w, &h, &px);
+    if (rc || w != img.width || h != img.height) {
+        fprintf(stderr, "decode: %s: mmp_decode_rgba8: %s\n", argv[1], mmp_strerror(rc));
+        return 1;
+    }
+    for (size_t i = 0; img.maxval == 255 && img.channels == 4 && i < n; i++)
+        if (px[i] != img.pix[i]) {
+            fprintf(stderr, "decode: %s: mmp_decode_rgba8 differs at sample %zu\n", argv[1], i);
+            return 1;
+        }
+    mmp_free(px);
     mmp_image_free(&img);
     free(buf);
     return fflush(stdout) ? 1 : 0;
