@@ -322,6 +322,21 @@ typedef struct mmp_enc_stats {
  * receives the encoder's reconstruction (the caller frees it with
  * mmp_image_free), which the decoder reproduces exactly. `stats` may be
  * NULL. MMP_ECANCELED: s->progress asked to stop; nothing is kept.
+ *
+ * Threads: mmp_encode may be called from several threads at once, each
+ * with its own image and outputs (settings may be shared: the library only
+ * reads them), and each gives the bytes it gives alone
+ * (tests/test_threads.c checks it). What encodes share: the list of
+ * engines (built once), the OpenCL platform's device list (read under a
+ * lock; each encode has its own context, queues and kernels), the OpenMP
+ * runtime of the omp engine (a program running encodes side by side gives
+ * each a share of the cores through s->threads), an atomic counter of the
+ * search's tables, and nothing else. The
+ * log and progress callbacks of one encode are called from its own threads
+ * (several at once where tiles are coded at once for log; one at a time
+ * for progress); callbacks shared by several encodes must be thread-safe.
+ * Every other function of this header is thread-safe for distinct
+ * arguments too.
  */
 int mmp_encode(const mmp_settings *s, const mmp_image *img, uint8_t **out, size_t *outlen,
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen);
