@@ -294,6 +294,28 @@ int mmp_settings_init(mmp_settings *s, size_t size);
 /* Settings with their defaults: mmp_default_settings(&s); (NULL is ignored). */
 #define mmp_default_settings(s) mmp_settings_init((s), sizeof(mmp_settings))
 
+/*
+ * Quality, the scale of other encoders' -q: 0, the fewest bits,
+ * to 100, lossless. Below 100 it sets s->lambda and s->max_error = -1
+ * (lossy); 100 sets s->max_error = 0 (lossless, as avifenc and cjxl read
+ * -q 100; lambda is left as it is). Nothing else is changed. Returns 0, or
+ * MMP_EINVAL (s NULL, quality NaN or outside [0, 100]; s unchanged).
+ *
+ * Lambda is interpolated in a table of (quality, lambda) points:
+ * (0, 8192), (10, 3500), (20, 1700), (30, 700), (40, 330), (50, 140),
+ * (60, 50), (70, 17), (75, 10), (80, 5.25), (90, 1.25), (99, 0.25).
+ * For q between points (q0, l0) and (q1, l1), lambda = l0 * pow(l1 / l0,
+ * (q - q0) / (q1 - q0)) in IEEE double, rounded to the nearest multiple of
+ * 1/256 (what the file's header keeps); from 99 to 100 it is 0.25. A
+ * quality of the table gives its lambda exactly: MMP_DEFAULT_QUALITY gives
+ * the default lambda, 10, and the default's bytes. The points were
+ * measured on photographs so that each step of quality changes the bits
+ * by about the same ratio, 5 % (docs/tuning.md, "Quality scale").
+ */
+int mmp_set_quality(mmp_settings *s, double quality);
+/* The quality whose lambda is mmp_default_settings' (10). */
+#define MMP_DEFAULT_QUALITY 75
+
 /* Figures from one encode. */
 typedef struct mmp_enc_stats {
     double seconds;          /* wall time of the encode */
