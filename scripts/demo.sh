@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 name=$(basename "$img"); name=${name%.*}
 echo "encoding $img at lambda $lambda ..."
-stats=$("$bin/mmp-enc" -q --stats -l "$lambda" --recon "$tmp/recon.pam" "$img" "$tmp/$name.mmp")
+stats=$("$bin/mmp-enc" --quiet --stats -l "$lambda" --recon "$tmp/recon.pam" "$img" "$tmp/$name.mmp")
 dstats=$("$bin/mmp-dec" --stats "$tmp/$name.mmp" -o "$tmp/decoded.pam")
 if cmp -s "$tmp/recon.pam" "$tmp/decoded.pam"; then same=yes; else same=NO; fi
 get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }

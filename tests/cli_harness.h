@@ -14,7 +14,7 @@
  *       need_bin();                          skips without $MMP_BIN
  *       put_file("bad.mmp", "MMPi", 4);      into the working directory
  *       expect_fail(1, "mmp-dec", "truncated", NULL, "$DEC bad.mmp -o OUT.pgm");
- *       expect_ok("$ENC -q in.pgm OUT.mmp");
+ *       expect_ok("$ENC --quiet in.pgm OUT.mmp");
  *       assert_content("OUT.mmp", good_mmp, good_len);
  *   }
  *

@@ -66,14 +66,14 @@ static void test_enc_bad_inputs(void **state)
     memset(trunc + sizeof hdr - 1, 100, 480);
     put_file("trunc.pgm", trunc, sizeof trunc);
 
-    expect_fail(1, "mmp-enc", "nosuch.pgm", NULL, "$ENC -q nosuch.pgm OUT.mmp");
-    expect_fail(1, "mmp-enc", "not an image file", NULL, "$ENC -q text.pgm OUT.mmp");
-    expect_fail(1, "mmp-enc", "empty", NULL, "$ENC -q empty.pgm OUT.mmp");
-    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC -q trunc.pgm OUT.mmp");
-    expect_fail(1, "mmp-enc", "too large", NULL, "$ENC -q huge.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "nosuch.pgm", NULL, "$ENC --quiet nosuch.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "not an image file", NULL, "$ENC --quiet text.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "empty", NULL, "$ENC --quiet empty.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC --quiet trunc.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "too large", NULL, "$ENC --quiet huge.pgm OUT.mmp");
     /* The same through stdin, and with --recon: neither output appears. */
-    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC -q - OUT.mmp < trunc.pgm");
-    expect_fail(1, "mmp-enc", "empty", NULL, "$ENC -q --recon OUT.pgm - OUT.mmp < empty.pgm");
+    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC --quiet - OUT.mmp < trunc.pgm");
+    expect_fail(1, "mmp-enc", "empty", NULL, "$ENC --quiet --recon OUT.pgm - OUT.mmp < empty.pgm");
 }
 
 static void test_enc_bad_options(void **state)
@@ -191,12 +191,12 @@ static void test_dec_info(void **state)
     (void)state;
     need_bin();
     char want[1024];
-    expect_ok("$ENC -q -l 75 -d 512 --redundancy 3.25 --order wavefront in.pgm W.mmp");
+    expect_ok("$ENC --quiet -l 75 -d 512 --redundancy 3.25 --order wavefront in.pgm W.mmp");
     expect_ok("$DEC --info W.mmp");
     info_text(want, sizeof want, "W.mmp", 255, 512, "redund_q4=52\nredundancy=3.25\n",
               "lambda_q8=19200\nlambda=75\n", "wavefront");
     assert_string_equal(cap_out, want);
-    expect_ok("$ENC -q -l 10.5 --redundancy 0.0625 --order raster in.pgm R.mmp");
+    expect_ok("$ENC --quiet -l 10.5 --redundancy 0.0625 --order raster in.pgm R.mmp");
     expect_ok("$DEC --info - < R.mmp");
     info_text(want, sizeof want, "R.mmp", 255, 1024, "redund_q4=1\nredundancy=0.0625\n",
               "lambda_q8=2688\nlambda=10.5\n", "raster");
@@ -300,9 +300,9 @@ static void test_good_paths(void **state)
 
     /* --speed 0 is the default; the fastest speed's file decodes to its
      * reconstruction. */
-    expect_ok("$ENC -q -l 10 -e seq --speed 0 in.pgm S0.mmp");
+    expect_ok("$ENC --quiet -l 10 -e seq --speed 0 in.pgm S0.mmp");
     assert_same_files("S0.mmp", "OUT.mmp");
-    expect_ok("$ENC -q -l 10 -e seq --speed 4 --recon S4r.pgm in.pgm S4.mmp");
+    expect_ok("$ENC --quiet -l 10 -e seq --speed 4 --recon S4r.pgm in.pgm S4.mmp");
     expect_ok("$DEC S4.mmp -o S4.pgm");
     assert_same_files("S4.pgm", "S4r.pgm");
 
@@ -330,11 +330,11 @@ static void test_default_engine(void **state)
     char def[32], aut[32], seq[32];
     /* No head start: with one, a small image may end on the CPU engine
      * before auto's choice starts, sooner or later from run to run. */
-    expect_ok("$ENC -q --stats --head-start off in.pgm DEF.mmp");
+    expect_ok("$ENC --quiet --stats --head-start off in.pgm DEF.mmp");
     stats_value(cap_out, "engine=", def, sizeof def);
-    expect_ok("$ENC -q --stats --head-start off -e auto in.pgm AUTO.mmp");
+    expect_ok("$ENC --quiet --stats --head-start off -e auto in.pgm AUTO.mmp");
     stats_value(cap_out, "engine=", aut, sizeof aut);
-    expect_ok("$ENC -q --stats -e seq in.pgm SEQ.mmp");
+    expect_ok("$ENC --quiet --stats -e seq in.pgm SEQ.mmp");
     stats_value(cap_out, "engine=", seq, sizeof seq);
     print_message("default engine ran %s\n", def);
     assert_string_equal(seq, "seq");
@@ -345,13 +345,13 @@ static void test_default_engine(void **state)
     assert_same_files("AUTO.mmp", "SEQ.mmp");
     assert_content("DEF.mmp", good_mmp, good_len);
     /* -v names the engine too. */
-    assert_int_equal(run("$ENC -q -v in.pgm V.mmp"), 0);
+    assert_int_equal(run("$ENC --quiet -v in.pgm V.mmp"), 0);
     char want[64];
     snprintf(want, sizeof want, "mmp-enc: engine %s: ", def);
     if (!strstr(cap_err, want))
         fail_msg("-v does not say '%s': %s", want, cap_err);
     /* and the build of the CPU engines' node search that ran. */
-    assert_int_equal(run("$ENC -q -v -e seq in.pgm V.mmp"), 0);
+    assert_int_equal(run("$ENC --quiet -v -e seq in.pgm V.mmp"), 0);
     snprintf(want, sizeof want, "seq engine: node search's %s build",
              mmp_cpu_match_avx2() ? "AVX2" : "C");
     if (!strstr(cap_err, want))
@@ -402,19 +402,19 @@ static void test_png_grey_paths(void **state)
     (void)state;
     need_bin();
     put_image("in.png", &cli_input, MMP_FILE_PNG);
-    expect_ok("$ENC -q --recon R.pgm in.png P.mmp");
+    expect_ok("$ENC --quiet --recon R.pgm in.png P.mmp");
     assert_content("P.mmp", good_mmp, good_len);
-    expect_ok("$ENC -q - S.mmp < in.png");
+    expect_ok("$ENC --quiet - S.mmp < in.png");
     assert_content("S.mmp", good_mmp, good_len);
     /* The name does not decide the format, the bytes do. */
-    expect_ok("cp in.png fake.pgm && $ENC -q fake.pgm F.mmp");
+    expect_ok("cp in.png fake.pgm && $ENC --quiet fake.pgm F.mmp");
     assert_content("F.mmp", good_mmp, good_len);
 
     expect_ok("$DEC good.mmp -o x.png");
     assert_same_samples("x.png", "R.pgm");
     expect_ok("$DEC good.mmp -o UPPER.PNG");
     assert_same_samples("UPPER.PNG", "R.pgm");
-    expect_ok("$ENC -q --recon R.png in.pgm Q.mmp");
+    expect_ok("$ENC --quiet --recon R.png in.pgm Q.mmp");
     assert_same_samples("R.png", "R.pgm");
     char p[256];
     wpath(p, sizeof p, "x.png");
@@ -423,16 +423,17 @@ static void test_png_grey_paths(void **state)
     assert_non_null(b);
     assert_true(len > 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0);
     free(b);
-    /* .pam by name; stdout and other names by kind (grey: PGM). */
+    /* .pam by name; stdout and a name without extension by kind (grey:
+     * PGM). */
     expect_ok("$DEC good.mmp -o x.pam");
     assert_same_samples("x.pam", "R.pgm");
     wpath(p, sizeof p, "x.pam");
     b = slurp(p, &len);
     assert_true(b && len > 3 && memcmp(b, "P7\n", 3) == 0);
     free(b);
-    expect_ok("$DEC good.mmp -o - > stdout.img && $DEC good.mmp -o x.out");
+    expect_ok("$DEC good.mmp -o - > stdout.img && $DEC good.mmp -o xout");
     assert_content("stdout.img", good_pgm, good_pgm_len);
-    assert_content("x.out", good_pgm, good_pgm_len);
+    assert_content("xout", good_pgm, good_pgm_len);
     /* Without -o: IN with the extension of the kind. */
     expect_ok("cp good.mmp dflt.mmp && $DEC dflt.mmp");
     assert_content("dflt.pgm", good_pgm, good_pgm_len);
@@ -446,7 +447,7 @@ static void test_output_name_errors(void **state)
     need_bin();
     expect_fail(1, "mmp-dec", "x.ppm: a PPM file holds RGB images only", NULL,
                 "$DEC good.mmp -o x.ppm");
-    expect_fail(1, "mmp-enc", "--recon R.ppm", "PPM", "$ENC -q --recon R.ppm in.pgm O.mmp");
+    expect_fail(1, "mmp-enc", "--recon R.ppm", "PPM", "$ENC --quiet --recon R.ppm in.pgm O.mmp");
     /* A 10-bit image whose maxval is not 2^k - 1. */
     mmp_image img;
     assert_int_equal(mmp_image_alloc(&img, 16, 8, 1000), MMP_OK);
@@ -463,7 +464,7 @@ static void test_output_name_errors(void **state)
     mmp_image_free(&img);
     expect_fail(1, "mmp-dec", "PNG cannot hold maxval 1000", NULL, "$DEC m1000.mmp -o x.png");
     expect_fail(1, "mmp-enc", "PNG cannot hold maxval 1000", NULL,
-                "$ENC -q --recon R.png m1000.pgm O.mmp");
+                "$ENC --quiet --recon R.png m1000.pgm O.mmp");
     expect_ok("$DEC m1000.mmp -o ok.pgm");
 }
 
@@ -486,13 +487,13 @@ static void test_enc_bad_images(void **state)
     put_file("foo.pam", pam, sizeof pam - 1);
     static const char ppm[] = "P6 4 4 255\nabcdef";
     put_file("short.ppm", ppm, sizeof ppm - 1);
-    expect_fail(1, "mmp-enc", "trunc.png: truncated PNG", NULL, "$ENC -q trunc.png OUT.mmp");
+    expect_fail(1, "mmp-enc", "trunc.png: truncated PNG", NULL, "$ENC --quiet trunc.png OUT.mmp");
     expect_fail(1, "mmp-enc", "standard input: truncated PNG", NULL,
-                "$ENC -q --recon R.png - OUT.mmp < trunc.png");
-    expect_fail(1, "mmp-enc", "crc.png: invalid PNG file", "CRC", "$ENC -q crc.png OUT.mmp");
+                "$ENC --quiet --recon R.png - OUT.mmp < trunc.png");
+    expect_fail(1, "mmp-enc", "crc.png: invalid PNG file", "CRC", "$ENC --quiet crc.png OUT.mmp");
     expect_fail(1, "mmp-enc", "foo.pam: PAM tuple type 'FOO' is not supported", NULL,
-                "$ENC -q foo.pam OUT.mmp");
-    expect_fail(1, "mmp-enc", "short.ppm: truncated PPM data", NULL, "$ENC -q short.ppm OUT.mmp");
+                "$ENC --quiet foo.pam OUT.mmp");
+    expect_fail(1, "mmp-enc", "short.ppm: truncated PPM data", NULL, "$ENC --quiet short.ppm OUT.mmp");
 }
 
 /* Colour and alpha inputs in every format, 8 and 16 bits: encoded, decoded
@@ -524,7 +525,7 @@ static void test_colour_inputs(void **state)
         char enc[64], rec[64];
         snprintf(enc, sizeof enc, "%s.mmp", cases[i].name);
         snprintf(rec, sizeof rec, "%s-recon.png", cases[i].name);
-        snprintf(cmd, sizeof cmd, "$ENC -q --recon %s %s %s && $DEC %s", rec, cases[i].name,
+        snprintf(cmd, sizeof cmd, "$ENC --quiet --recon %s %s %s && $DEC %s", rec, cases[i].name,
                  enc, enc);
         expect_ok(cmd);
         assert_same_samples(cases[i].dflt, rec);
@@ -735,12 +736,13 @@ static void test_help_version(void **state)
     need_bin();
     static const char *const enc_short[] = {
         "-l, --lambda", "-e, --engine", "-t, --threads", "--speed", "--lossless", "--chroma",
-        "--target-bpp", "--recon",      "--stats",       "-v, --verbose", "-q, --quiet",
-        "-h, --help",   "--help-all",   "--version",     "seq",           "(default auto"};
+        "--target-bpp", "--recon",      "--stats",       "-v, --verbose", "      --quiet",
+        "-h, --help",   "--help-all",   "--version",     "seq",           "(default auto",
+        "-q, --quality", "-o, --output"};
     static const char *const enc_all[] = {"-d, --dict-size", "--max-error", "--cl-device",
                                           "--colour", "--alpha", "seq", "Exit status"};
     static const char *const dec_short[] = {"-o, --output",  "--info",     "--stats",
-                                            "-v, --verbose", "-q, --quiet", "-h, --help",
+                                            "-v, --verbose", "      --quiet", "-h, --help",
                                             "--help-all",    "--version"};
     static const char *const dec_all[] = {"-o, --output", "--info", "Exit status"};
     opt_list all;
@@ -800,7 +802,7 @@ static void test_existing_output_kept(void **state)
     static const char hdr[] = "P5\n40 24\n255\nshort";
     put_file("trunc.pgm", hdr, sizeof hdr - 1);
     put_file("bad.mmp", "MMPi", 4);
-    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC -q trunc.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "truncated", NULL, "$ENC --quiet trunc.pgm OUT.mmp");
     assert_text("OUT.mmp", "keep");
     expect_fail(2, "mmp-enc", "lambda", NULL, "$ENC -l abc in.pgm OUT.mmp");
     assert_text("OUT.mmp", "keep");
@@ -818,7 +820,7 @@ static void test_enc_recon_failure(void **state)
     (void)state;
     need_bin();
     /* The test's directory is fresh: no OUT.mmp yet, and none after. */
-    expect_fail(1, "mmp-enc", "nodir/R.pgm", NULL, "$ENC -q --recon nodir/R.pgm in.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "nodir/R.pgm", NULL, "$ENC --quiet --recon nodir/R.pgm in.pgm OUT.mmp");
 }
 
 /* A write error on stdout is a failure with one line, not a silent exit 0. */
@@ -829,7 +831,7 @@ static void test_stdout_write_error(void **state)
     struct stat sb;
     if (stat("/dev/full", &sb) != 0)
         skip();
-    expect_fail(1, "mmp-enc", "standard output", NULL, "$ENC -q in.pgm - >/dev/full");
+    expect_fail(1, "mmp-enc", "standard output", NULL, "$ENC --quiet in.pgm - >/dev/full");
     expect_fail(1, "mmp-dec", "standard output", NULL, "$DEC good.mmp -o - >/dev/full");
 }
 
@@ -839,7 +841,7 @@ static void test_output_mode(void **state)
 {
     (void)state;
     need_bin();
-    assert_int_equal(run("umask 022 && $ENC -q in.pgm OUT_mode.mmp && $DEC good.mmp -o OUT_mode.pgm"),
+    assert_int_equal(run("umask 022 && $ENC --quiet in.pgm OUT_mode.mmp && $DEC good.mmp -o OUT_mode.pgm"),
                      0);
     const char *names[] = {"OUT_mode.mmp", "OUT_mode.pgm"};
     for (int i = 0; i < 2; i++) {
@@ -931,11 +933,11 @@ static void test_metadata_tiles_region(void **state)
     free(z);
     free(png);
 
-    expect_ok("$ENC -q -l 30 --tile 128 meta.png m.mmp");
+    expect_ok("$ENC --quiet -l 30 --tile 128 meta.png m.mmp");
     expect_ok("$DEC --info m.mmp");
     assert_non_null(strstr(cap_out, "tile_width=128\ntile_height=128\ntiles=6\n"));
     assert_non_null(strstr(cap_out, "chunks=2\nchunk_list=exif:26 text:"));
-    expect_ok("$DEC -q m.mmp -o back.png");
+    expect_ok("$DEC --quiet m.mmp -o back.png");
     size_t n, len;
     uint8_t *b = slurp(wpath_static("back.png"), &n);
     assert_non_null(b);
@@ -952,12 +954,12 @@ static void test_metadata_tiles_region(void **state)
     free(b);
     assert_int_equal(run("$DEC m.mmp -o back.pgm"), 0);
     assert_non_null(strstr(cap_err, "left out of the PGM file"));
-    expect_ok("$ENC -q -l 30 --strip meta.png s.mmp");
+    expect_ok("$ENC --quiet -l 30 --strip meta.png s.mmp");
     expect_ok("$DEC --info s.mmp");
     assert_non_null(strstr(cap_out, "chunks=0\n"));
     assert_non_null(strstr(cap_out, "tiles=1\n"));
     /* A window across four tiles: the same samples as the whole decode's. */
-    expect_ok("$DEC -q --region 100,90,57,77 m.mmp -o r.pgm");
+    expect_ok("$DEC --quiet --region 100,90,57,77 m.mmp -o r.pgm");
     expect_ok("pamcut -left 100 -top 90 -width 57 -height 77 back.pgm > cut.pgm");
     uint8_t *r = slurp(wpath_static("r.pgm"), &n), *c = slurp(wpath_static("cut.pgm"), &len);
     assert_non_null(r);
@@ -966,7 +968,7 @@ static void test_metadata_tiles_region(void **state)
     assert_memory_equal(r, c, n);
     free(r);
     free(c);
-    expect_fail(1, "mmp-dec", "not inside", NULL, "$DEC -q --region 290,0,20,10 m.mmp -o x.pgm");
+    expect_fail(1, "mmp-dec", "not inside", NULL, "$DEC --quiet --region 290,0,20,10 m.mmp -o x.pgm");
     expect_fail(2, "mmp-dec", "invalid region", NULL, "$DEC --region 1,2,3 m.mmp -o x.pgm");
     expect_fail(2, "mmp-enc", "invalid tile size", NULL, "$ENC --tile 100 meta.png x.mmp");
 }
@@ -1013,7 +1015,7 @@ static void test_file_magic(void **state)
         assert_int_equal(cli_write_pgm(path, &img), 0);
         mmp_image_free(&img);
         snprintf(out, sizeof out, "x%zu.mmp", k);
-        snprintf(line, sizeof line, "$ENC -q %s %s %s", cases[k].opts, in, out);
+        snprintf(line, sizeof line, "$ENC --quiet %s %s %s", cases[k].opts, in, out);
         expect_ok(line);
         snprintf(line, sizeof line, "file -b -m '%s' %s", magic, out);
         expect_ok(line);

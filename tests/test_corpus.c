@@ -19,7 +19,7 @@
  *
  * Each file is decoded by $MMP_BIN/mmp-dec in a child process (fork/exec):
  * the exit status must be 0 or 1; on failure stderr must be exactly one line
- * "mmp-dec: ..."; on success stderr is empty (-q); stderr must never hold a
+ * "mmp-dec: ..."; on success stderr is empty (--quiet); stderr must never hold a
  * sanitizer report ("runtime error", "AddressSanitizer", "LeakSanitizer").
  * Each decode must take under 2 seconds of CPU time (4 under AddressSanitizer;
  * getrusage of the child, on one thread;
@@ -145,9 +145,9 @@ static int run_tool(const char *prog, const char *in_name, const char *what, tal
         setrlimit(RLIMIT_CPU, &rl);
         alarm(WALL_ALARM_S);
         if (strcmp(prog, "mmp-dec") == 0)
-            execl(exe, prog, "-q", in, "-o", out, (char *)NULL);
+            execl(exe, prog, "--quiet", in, "-o", out, (char *)NULL);
         else
-            execl(exe, prog, "-q", "-l", "10", in, out, (char *)NULL);
+            execl(exe, prog, "--quiet", "-l", "10", in, out, (char *)NULL);
         _exit(127);
     }
     int st = 0;

@@ -622,11 +622,18 @@ static void test_output_format(void **state)
         {"x.pam", 0, MMP_FILE_PAM, NULL}, {"x.PNG", 0, MMP_FILE_PNG, NULL},
         {"-", 0, MMP_FILE_PGM, NULL},     {"x", 0, MMP_FILE_PGM, NULL},
         {"x.pgm", 1, 0, "is RGB"},        {"x.ppm", 1, MMP_FILE_PPM, NULL},
-        {"x.out", 1, MMP_FILE_PPM, NULL}, {"-", 1, MMP_FILE_PPM, NULL},
+        {"x.out", 1, 0, "no writer for .out files"}, {"-", 1, MMP_FILE_PPM, NULL},
         {"x.png", 1, MMP_FILE_PNG, NULL}, {"x.pgm", 2, 0, "grey+alpha"},
         {"x.ppm", 2, 0, ".pam"},          {"-", 2, MMP_FILE_PAM, NULL},
-        {"x.png", 2, 0, "maxval 1000"},   {"x.pnm", 3, MMP_FILE_PAM, NULL},
+        {"x.png", 2, 0, "maxval 1000"},   {"x.pnm", 3, 0, "PNM file holds grey or RGB"},
         {"x.png", 3, MMP_FILE_PNG, NULL}, {"x.ppm", 3, 0, "RGBA"},
+        /* PNM: PGM or PPM by the kind; a name without extension (a dot in
+         * a directory, a leading dot) by the kind; any other extension
+         * refused, naming what is written. */
+        {"x.pnm", 0, MMP_FILE_PGM, NULL}, {"x.PNM", 1, MMP_FILE_PPM, NULL},
+        {"d.png/x", 1, MMP_FILE_PPM, NULL}, {".pgm", 1, MMP_FILE_PPM, NULL},
+        {"x.jpg", 1, 0, "(it writes .png, .pgm, .ppm, .pnm, .pam)"},
+        {"x.pgm.jpg", 0, 0, "no writer for .jpg files"}, {"x.", 0, 0, "no writer for . files"},
     };
     const mmp_image *imgs[4] = {&grey, &rgb, &ga, &rgba};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -22,7 +22,7 @@
  * where the libraries would refuse or reorder them, and the PNG that
  * mmp-dec writes is read back by libpng itself: the decompressed profile,
  * the eXIf block and the texts must be the bytes put in. The commands run
- * without -q, so that any warning fails expect_ok.
+ * without --quiet, so that any warning fails expect_ok.
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -580,7 +580,7 @@ static void grey_png_iccp(const char *name, int w, int h, const unsigned char *i
 /* A grey PNG with the grey profile keeps it. With the sRGB profile, which
  * a grey PNG may not hold (libpng drops it, or refuses to write it): the
  * .mmp file keeps it, and mmp-dec writes the PNG without it and says so in
- * one line (-q silences that, as every warning). */
+ * one line (--quiet silences that, as every warning). */
 static void test_grey_profiles(void **state)
 {
     (void)state;
@@ -604,7 +604,7 @@ static void test_grey_profiles(void **state)
              "the ICC profile (not a grey profile)");
     assert_string_equal(cap_out, "");
     libpng_expect("back.png", 40, 24, 1, NULL, 0, NULL, 0, NULL, 0);
-    expect_ok("$DEC -q m.mmp -o quiet.png");
+    expect_ok("$DEC --quiet m.mmp -o quiet.png");
     free(grey);
     free(rgb);
 }
@@ -612,8 +612,8 @@ static void test_grey_profiles(void **state)
 /* ---------------------------------------------------- parts left out */
 
 /* `in` encodes with one warning line naming what was not stored (its
- * needle) and the chunks `chunks` (type:bytes, "" for none) stored; -q
- * silences the warning. */
+ * needle) and the chunks `chunks` (type:bytes, "" for none) stored;
+ * --quiet silences the warning. */
 static void encode_warns(const char *in, const char *needle, const char *chunks)
 {
     char cmd[300];
@@ -626,7 +626,7 @@ static void encode_warns(const char *in, const char *needle, const char *chunks)
     snprintf(want, sizeof want, chunks[0] ? "\nchunk_list=%s\n" : "\nchunks=0\n%s", chunks);
     if (!strstr(cap_out, want))
         fail_msg("mmp-dec --info: want '%s' in\n%s", want + 1, cap_out);
-    snprintf(cmd, sizeof cmd, "$ENC -q -l 30 %s m.mmp", in);
+    snprintf(cmd, sizeof cmd, "$ENC --quiet -l 30 %s m.mmp", in);
     expect_ok(cmd);
 }
 

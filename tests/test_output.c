@@ -99,12 +99,12 @@ static void test_enc_device_output(void **state)
     (void)state;
     need_bin();
     make_node("null", "/dev/null");
-    expect_ok("$ENC -q in.pgm null");
+    expect_ok("$ENC --quiet in.pgm null");
     assert_type("null", S_IFCHR);
     char p[256];
     wpath(p, sizeof p, "tonull");
     assert_int_equal(symlink("null", p), 0);
-    expect_ok("$ENC -q --recon tonull in.pgm OUT.mmp");
+    expect_ok("$ENC --quiet --recon tonull in.pgm OUT.mmp");
     assert_type("tonull", S_IFLNK);
     assert_type("null", S_IFCHR);
     assert_content("OUT.mmp", good_mmp, good_len);
@@ -133,11 +133,11 @@ static void test_enc_device_write_error(void **state)
     (void)state;
     need_bin();
     make_node("full", "/dev/full");
-    expect_fail(1, "mmp-enc", "full", NULL, "$ENC -q --recon R.pgm in.pgm full");
+    expect_fail(1, "mmp-enc", "full", NULL, "$ENC --quiet --recon R.pgm in.pgm full");
     assert_type("full", S_IFCHR);
     assert_false(exists("R.pgm"));
     put_file("R.pgm", "keep", 4);
-    expect_fail(1, "mmp-enc", "full", NULL, "$ENC -q --recon R.pgm in.pgm full");
+    expect_fail(1, "mmp-enc", "full", NULL, "$ENC --quiet --recon R.pgm in.pgm full");
     assert_text("R.pgm", "keep");
     expect_fail(1, "mmp-dec", "full", NULL, "$DEC good.mmp -o full");
     assert_type("full", S_IFCHR);
@@ -170,12 +170,12 @@ static void test_enc_fifo_output(void **state)
     char p[256];
     wpath(p, sizeof p, "fifo");
     assert_int_equal(mkfifo(p, 0644), 0);
-    fifo_case("$ENC -q in.pgm fifo", "fifo", good_mmp, good_len);
+    fifo_case("$ENC --quiet in.pgm fifo", "fifo", good_mmp, good_len);
     wpath(p, sizeof p, "tofifo");
     assert_int_equal(symlink("fifo", p), 0);
-    fifo_case("$ENC -q in.pgm tofifo", "tofifo", good_mmp, good_len);
+    fifo_case("$ENC --quiet in.pgm tofifo", "tofifo", good_mmp, good_len);
     /* The reconstruction into the FIFO, the .mmp into a file. */
-    fifo_case("$ENC -q --recon fifo in.pgm OUT.mmp", "fifo", good_pgm, good_pgm_len);
+    fifo_case("$ENC --quiet --recon fifo in.pgm OUT.mmp", "fifo", good_pgm, good_pgm_len);
     assert_content("OUT.mmp", good_mmp, good_len);
 }
 
@@ -226,7 +226,7 @@ static void test_enc_socket_output(void **state)
         _exit(c >= 0 && f && fclose(f) == 0 ? 0 : 1);
     }
     close(ls);
-    const int st = run("timeout 30 $ENC -q in.pgm sock");
+    const int st = run("timeout 30 $ENC --quiet in.pgm sock");
     int cst;
     waitpid(pid, &cst, 0);
     if (st != 0)
@@ -250,7 +250,7 @@ static void test_symlink_output(void **state)
     assert_int_equal(chmod(p, 0600), 0);
     wpath(p, sizeof p, "link.mmp");
     assert_int_equal(symlink("target.mmp", p), 0);
-    expect_ok("umask 022 && $ENC -q in.pgm link.mmp");
+    expect_ok("umask 022 && $ENC --quiet in.pgm link.mmp");
     assert_type("link.mmp", S_IFLNK);
     assert_type("target.mmp", S_IFREG);
     assert_content("target.mmp", good_mmp, good_len);
@@ -265,7 +265,7 @@ static void test_symlink_output(void **state)
     assert_type("dangling.pgm", S_IFLNK);
     assert_type("made.pgm", S_IFREG);
     assert_content("made.pgm", good_pgm, good_pgm_len);
-    expect_ok("$ENC -q --recon dangling.pgm in.pgm OUT.mmp");
+    expect_ok("$ENC --quiet --recon dangling.pgm in.pgm OUT.mmp");
     assert_type("dangling.pgm", S_IFLNK);
     assert_content("made.pgm", good_pgm, good_pgm_len);
 }
@@ -284,7 +284,7 @@ static void test_replace_keeps_mode(void **state)
         wpath(p, sizeof p, names[i]);
         assert_int_equal(chmod(p, 0600), 0);
     }
-    expect_ok("umask 022 && $ENC -q --recon R.pgm in.pgm OUT.mmp && $DEC good.mmp -o OUT.pgm");
+    expect_ok("umask 022 && $ENC --quiet --recon R.pgm in.pgm OUT.mmp && $DEC good.mmp -o OUT.pgm");
     assert_content("OUT.mmp", good_mmp, good_len);
     assert_content("OUT.pgm", good_pgm, good_pgm_len);
     for (int i = 0; i < 3; i++) {
@@ -307,17 +307,27 @@ static void test_hard_links_refused(void **state)
     wpath(a, sizeof a, "OUT.mmp");
     wpath(b, sizeof b, "other.mmp");
     assert_int_equal(link(a, b), 0);
-    struct stat before, after;
+    put_file("OUT.pgm", "old", 3);
+    wpath(a, sizeof a, "OUT.pgm");
+    wpath(b, sizeof b, "other.pgm");
+    assert_int_equal(link(a, b), 0);
+    struct stat before, after, before_pgm, after_pgm;
     assert_int_equal(look("OUT.mmp", &before), 0);
-    expect_fail(1, "mmp-enc", "OUT.mmp", "hard links", "$ENC -q in.pgm OUT.mmp");
-    expect_fail(1, "mmp-enc", "OUT.mmp", "hard links", "$ENC -q --recon OUT.mmp in.pgm x.mmp");
+    assert_int_equal(look("OUT.pgm", &before_pgm), 0);
+    expect_fail(1, "mmp-enc", "OUT.mmp", "hard links", "$ENC --quiet in.pgm OUT.mmp");
+    expect_fail(1, "mmp-enc", "OUT.pgm", "hard links", "$ENC --quiet --recon OUT.pgm in.pgm x.mmp");
     assert_false(exists("x.mmp"));
-    expect_fail(1, "mmp-dec", "OUT.mmp", "hard links", "$DEC good.mmp -o OUT.mmp");
+    expect_fail(1, "mmp-dec", "OUT.pgm", "hard links", "$DEC good.mmp -o OUT.pgm");
     assert_int_equal(look("OUT.mmp", &after), 0);
+    assert_int_equal(look("OUT.pgm", &after_pgm), 0);
     assert_int_equal(after.st_ino, before.st_ino);
     assert_int_equal(after.st_nlink, 2);
+    assert_int_equal(after_pgm.st_ino, before_pgm.st_ino);
+    assert_int_equal(after_pgm.st_nlink, 2);
     assert_text("OUT.mmp", "old");
     assert_text("other.mmp", "old");
+    assert_text("OUT.pgm", "old");
+    assert_text("other.pgm", "old");
 }
 
 /* When the .mmp cannot be written, an existing --recon file is kept. */
@@ -326,7 +336,7 @@ static void test_enc_recon_kept_on_failure(void **state)
     (void)state;
     need_bin();
     put_file("R.pgm", "keep", 4);
-    expect_fail(1, "mmp-enc", "nodir/OUT.mmp", NULL, "$ENC -q --recon R.pgm in.pgm nodir/OUT.mmp");
+    expect_fail(1, "mmp-enc", "nodir/OUT.mmp", NULL, "$ENC --quiet --recon R.pgm in.pgm nodir/OUT.mmp");
     assert_text("R.pgm", "keep");
 }
 
@@ -336,22 +346,24 @@ static void test_enc_same_in_out(void **state)
 {
     (void)state;
     need_bin();
-    put_file("a.pgm", good_pgm, good_pgm_len);
-    expect_fail(2, "mmp-enc", "same file", "a.pgm", "$ENC -q a.pgm a.pgm");
-    assert_content("a.pgm", good_pgm, good_pgm_len);
+    /* The input is named without extension, as an output may be. */
+    put_file("a", good_pgm, good_pgm_len);
+    expect_fail(2, "mmp-enc", "same file", "input a", "$ENC --quiet a a");
+    assert_content("a", good_pgm, good_pgm_len);
     /* Not by name: another spelling, a symbolic link, a hard link. */
-    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q ./a.pgm a.pgm");
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC --quiet ./a a");
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC --quiet a -o ./a");
     char a[256], p[256];
-    wpath(a, sizeof a, "a.pgm");
+    wpath(a, sizeof a, "a");
     wpath(p, sizeof p, "sym.mmp");
-    assert_int_equal(symlink("a.pgm", p), 0);
-    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q a.pgm sym.mmp");
+    assert_int_equal(symlink("a", p), 0);
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC --quiet a sym.mmp");
     wpath(p, sizeof p, "hard.mmp");
     assert_int_equal(link(a, p), 0);
-    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q a.pgm hard.mmp");
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC --quiet a hard.mmp");
     /* Standard input is the input file: the output may not be it either. */
-    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC -q - a.pgm < a.pgm");
-    assert_content("a.pgm", good_pgm, good_pgm_len);
+    expect_fail(2, "mmp-enc", "same file", NULL, "$ENC --quiet - a < a");
+    assert_content("a", good_pgm, good_pgm_len);
     assert_type("sym.mmp", S_IFLNK);
 }
 
@@ -360,7 +372,7 @@ static void test_enc_recon_is_input(void **state)
     (void)state;
     need_bin();
     put_file("b.pgm", good_pgm, good_pgm_len);
-    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon b.pgm b.pgm b.mmp");
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC --quiet --recon b.pgm b.pgm b.mmp");
     assert_content("b.pgm", good_pgm, good_pgm_len);
     assert_false(exists("b.mmp"));
 }
@@ -370,15 +382,15 @@ static void test_enc_recon_is_output(void **state)
     (void)state;
     need_bin();
     /* Neither exists yet: the same name in the same directory. */
-    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon X in.pgm X");
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC --quiet --recon X in.pgm X");
     assert_false(exists("X"));
-    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon ./X in.pgm X");
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC --quiet --recon ./X in.pgm X");
     assert_false(exists("X"));
     put_file("X", "keep", 4);
-    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon X in.pgm ./X");
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC --quiet --recon X in.pgm ./X");
     assert_text("X", "keep");
     /* --recon to stdout while stdout is the output file. */
-    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC -q --recon - in.pgm X > X");
+    expect_fail(2, "mmp-enc", "same file", "--recon", "$ENC --quiet --recon - in.pgm X > X");
 }
 
 /* Two '-' outputs are one standard output: a usage error, nothing written. */
@@ -386,10 +398,10 @@ static void test_enc_two_stdout(void **state)
 {
     (void)state;
     need_bin();
-    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC -q --recon - - - < in.pgm");
-    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC -q --recon - in.pgm -");
+    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC --quiet --recon - - - < in.pgm");
+    expect_fail(2, "mmp-enc", "standard output", "--recon", "$ENC --quiet --recon - in.pgm -");
     /* Standard input and standard output do not clash. */
-    expect_ok("$ENC -q - - < in.pgm > x.mmp");
+    expect_ok("$ENC --quiet - - < in.pgm > x.mmp");
     assert_content("x.mmp", good_mmp, good_len);
 }
 
@@ -397,11 +409,13 @@ static void test_dec_same_in_out(void **state)
 {
     (void)state;
     need_bin();
+    /* The input is named without extension, as an output may be. */
+    put_file("c", good_mmp, good_len);
+    expect_fail(2, "mmp-dec", "same file", "input c", "$DEC c -o c");
+    assert_content("c", good_mmp, good_len);
+    expect_fail(2, "mmp-dec", "same file", NULL, "$DEC - -o c < c");
+    assert_content("c", good_mmp, good_len);
     put_file("c.mmp", good_mmp, good_len);
-    expect_fail(2, "mmp-dec", "same file", "c.mmp", "$DEC c.mmp -o c.mmp");
-    assert_content("c.mmp", good_mmp, good_len);
-    expect_fail(2, "mmp-dec", "same file", NULL, "$DEC - -o c.mmp < c.mmp");
-    assert_content("c.mmp", good_mmp, good_len);
     /* The derived output name d.pgm is a link to the input d.mmp. */
     char p[256];
     put_file("d.mmp", good_mmp, good_len);
@@ -425,7 +439,7 @@ static void test_stdout_info_write_error(void **state)
     struct stat sb;
     if (stat("/dev/full", &sb) != 0 || !S_ISCHR(sb.st_mode))
         skip();
-    const char *cmds[] = {"$ENC -q --stats in.pgm OUT.mmp >/dev/full",
+    const char *cmds[] = {"$ENC --quiet --stats in.pgm OUT.mmp >/dev/full",
                           "$ENC -h >/dev/full",
                           "$ENC --version >/dev/full",
                           "$DEC --stats good.mmp -o OUT.pgm >/dev/full",
@@ -454,7 +468,7 @@ static void test_enc_stats_with_recon_stdout(void **state)
 {
     (void)state;
     need_bin();
-    int st = run("$ENC -q --stats --recon - in.pgm OUT.mmp > r.pgm");
+    int st = run("$ENC --quiet --stats --recon - in.pgm OUT.mmp > r.pgm");
     if (st != 0)
         fail_msg("exit %d (stderr: %s)", st, cap_err);
     if (!strstr(cap_err, "bytes="))
@@ -498,17 +512,17 @@ static void test_cl_device_no_match(void **state)
     if (!list_devices())
         skip();
     expect_fail(1, "mmp-enc", "--cl-device 5:0: ", "no OpenCL device matches '5:0'",
-                "$ENC -q -e opencl --cl-device 5:0 in.pgm OUT.mmp");
+                "$ENC --quiet -e opencl --cl-device 5:0 in.pgm OUT.mmp");
     expect_fail(1, "mmp-enc", "MMP_CL_DEVICE", "no OpenCL device matches '5:0'",
-                "MMP_CL_DEVICE=5:0 $ENC -q -e opencl in.pgm OUT.mmp");
+                "MMP_CL_DEVICE=5:0 $ENC --quiet -e opencl in.pgm OUT.mmp");
     /* The option overrides the environment and is the one named. */
     expect_fail(1, "mmp-enc", "--cl-device 7:0: ", "'7:0'",
-                "MMP_CL_DEVICE=0:0 $ENC -q -e opencl --cl-device 7:0 in.pgm OUT.mmp");
+                "MMP_CL_DEVICE=0:0 $ENC --quiet -e opencl --cl-device 7:0 in.pgm OUT.mmp");
     assert_false(exists("OUT.mmp"));
 }
 
 /* -e auto with a named device that is not a GPU: it falls back to a CPU
- * engine, with a warning naming the setting (none under -q). */
+ * engine, with a warning naming the setting (none under --quiet). */
 static void test_auto_fallback_warns(void **state)
 {
     (void)state;
@@ -529,7 +543,7 @@ static void test_auto_fallback_warns(void **state)
     cmd = "MMP_CL_DEVICE=0:0 $ENC -e auto in.pgm OUT2.mmp";
     assert_int_equal(run("%s", cmd), 0);
     one_line(cmd, "mmp-enc", "warning", "MMP_CL_DEVICE");
-    expect_ok("$ENC -q -e auto --cl-device 0:0 in.pgm OUT3.mmp");
+    expect_ok("$ENC --quiet -e auto --cl-device 0:0 in.pgm OUT3.mmp");
     assert_content("OUT3.mmp", good_mmp, good_len);
 }
 

@@ -228,7 +228,7 @@ static long run_target(const char *option, const char *in, const char *out, char
         fail_msg("'%s': stderr lacks '%s': %s", option, want, cap_err);
     /* The same bytes from a plain encode at the lambda printed. */
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "$ENC -q -e seq " SEARCH " -l %s%s %s L.mmp", lam,
+    snprintf(cmd, sizeof cmd, "$ENC --quiet -e seq " SEARCH " -l %s%s %s L.mmp", lam,
              off ? " --filter off" : "",
              in);
     expect_ok(cmd);
@@ -355,7 +355,7 @@ static void test_tolerance_edges(void **state)
 {
     (void)state;
     put_crops();
-    expect_ok("$ENC -q -e seq " SEARCH " --stats -l 10 c.pgm T.mmp");
+    expect_ok("$ENC --quiet -e seq " SEARCH " --stats -l 10 c.pgm T.mmp");
     const double bpp10 = stat_num(cap_out, "bpp="), psnr10 = stat_num(cap_out, "psnr=");
     const long bytes10 = (long)stat_num(cap_out, "bytes=");
     char opt[64], line[sizeof cap_out];
@@ -380,7 +380,7 @@ static void test_tolerance_edges(void **state)
 }
 
 /* Targets out of reach: exit 1, one line naming the closest value reached,
- * nothing written (the harness's expect_fail), also without -q. */
+ * nothing written (the harness's expect_fail), also without --quiet. */
 static void test_unreachable(void **state)
 {
     (void)state;
@@ -393,7 +393,7 @@ static void test_unreachable(void **state)
     expect_fail(1, "mmp-enc", "--target-psnr 99 cannot be reached", " dB) is still too low",
                 "$ENC -e seq --target-psnr 99 n.pgm OUT.mmp");
     expect_fail(1, "mmp-enc", "--target-bpp 60 cannot be reached", "still too small",
-                "$ENC -e seq -q --target-bpp 60 n.pgm OUT.mmp");
+                "$ENC -e seq --quiet --target-bpp 60 n.pgm OUT.mmp");
     /* The same on stdout: nothing at all written. */
     expect_fail(1, "mmp-enc", "--max-bytes 40", NULL, "$ENC -e seq --max-bytes 40 c.pgm -");
 }
@@ -430,14 +430,14 @@ static void test_usage(void **state)
             fail_msg("--help lacks %s", opts[i]);
 }
 
-/* -q: no line on stderr; --recon is the chosen probe's reconstruction;
+/* --quiet: no line on stderr; --recon is the chosen probe's reconstruction;
  * --stats goes to stderr when the output is stdout. */
 static void test_quiet_recon_stdout(void **state)
 {
     (void)state;
     put_crops();
-    expect_ok("$ENC -q -e seq --target-bpp 1 --recon R.pgm c.pgm Q.mmp");
-    expect_ok("$DEC -q Q.mmp -o D.pgm");
+    expect_ok("$ENC --quiet -e seq --target-bpp 1 --recon R.pgm c.pgm Q.mmp");
+    expect_ok("$DEC --quiet Q.mmp -o D.pgm");
     char a[256], b[256];
     size_t la, lb;
     wpath(a, sizeof a, "R.pgm");
@@ -448,7 +448,7 @@ static void test_quiet_recon_stdout(void **state)
     assert_true(la == lb && memcmp(da, db, la) == 0);
     free(da);
     free(db);
-    const int st = run("$ENC -q -e seq --stats --target-bpp 1 c.pgm - > S.mmp");
+    const int st = run("$ENC --quiet -e seq --stats --target-bpp 1 c.pgm - > S.mmp");
     assert_int_equal(st, 0);
     assert_non_null(strstr(cap_err, "probes="));
     assert_string_equal(cap_out, "");

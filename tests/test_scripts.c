@@ -720,7 +720,7 @@ static void test_bench_speeds(void **state)
     char p[512];
     snprintf(p, sizeof p, "%s/fe", dir);
     mkdir(p, 0755);
-    /* args: -q --stats -e ENGINE -t T -l L --speed S IN OUT ($4, $10, $12) */
+    /* args: --quiet --stats -e ENGINE -t T -l L --speed S IN OUT ($4, $10, $12) */
     put("fe/mmp-enc", "#!/bin/sh\n"
                       "e=$4; s=${10}; out=${12}\n"
                       "echo \"speed $s\" > \"$out\"\n"

@@ -33,7 +33,7 @@ void mmp_cli_error(const char *prog, const char *fmt, ...)
 int mmp_cli_option_error(const char *prog, int c, char **argv, const char *shortopts)
 {
     /* getopt_long has moved past the element it refused, except within a
-     * cluster of letters not yet finished (-qxyz at x), where argv[optind -
+     * cluster of letters not yet finished (-vxyz at x), where argv[optind -
      * 1] is an earlier element: a letter is named by optopt alone. A long
      * option and a letter missing its value always finish their element. */
     const char *elem = optind > 0 ? argv[optind - 1] : "";

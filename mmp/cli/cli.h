@@ -28,7 +28,7 @@ void mmp_cli_error(const char *prog, const char *fmt, ...);
  * The usage error of a getopt_long that returned c (':' for a missing
  * value, '?' for anything else it refused; opterr 0 and shortopts
  * starting with ':'), naming the option as the user wrote it: "-x" for a
- * letter (within a cluster such as -qx too), "--name" for a long option.
+ * letter (within a cluster such as -vx too), "--name" for a long option.
  * Prints one line and returns MMP_EXIT_USAGE.
  */
 int mmp_cli_option_error(const char *prog, int c, char **argv, const char *shortopts);

@@ -8,13 +8,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mmp/imageio/imagefile.h"
 #include "mmp/mmp.h"
 
 static const char *const prog = MMP_DEC_PROG;
 
-enum { OPT_STATS = 256, OPT_VERSION, OPT_INFO, OPT_HELP_ALL, OPT_MAX_PIXELS, OPT_REGION };
+enum {
+    OPT_STATS = 256,
+    OPT_VERSION,
+    OPT_INFO,
+    OPT_HELP_ALL,
+    OPT_MAX_PIXELS,
+    OPT_REGION,
+    OPT_QUIET
+};
 
-static const char shortopts[] = ":o:fvqh";
+/* No -q: quiet is --quiet alone, as in dwebp and djxl (avifdec's -q is the
+ * quality of a JPEG output, and -q is quality in mmp-enc). */
+static const char shortopts[] = ":o:fvh";
 
 const struct option mmp_dec_long_options[] = {{"output", required_argument, 0, 'o'},
                                               {"force", no_argument, 0, 'f'},
@@ -23,7 +34,7 @@ const struct option mmp_dec_long_options[] = {{"output", required_argument, 0, '
                                               {"info", no_argument, 0, OPT_INFO},
                                               {"region", required_argument, 0, OPT_REGION},
                                               {"verbose", no_argument, 0, 'v'},
-                                              {"quiet", no_argument, 0, 'q'},
+                                              {"quiet", no_argument, 0, OPT_QUIET},
                                               {"help", no_argument, 0, 'h'},
                                               {"help-all", no_argument, 0, OPT_HELP_ALL},
                                               {"version", no_argument, 0, OPT_VERSION},
@@ -34,7 +45,8 @@ static int help(void)
 {
     printf("Usage: mmp-dec [options] IN.mmp [-o OUT]\n"
            "       mmp-dec --info IN.mmp\n"
-           "Decode an MMP file to an image file: PNG, PGM, PPM or PAM, as OUT's name says.\n"
+           "Decode an MMP file to an image file: PNG, PGM, PPM, PNM or PAM, as OUT's name\n"
+           "says; a name without extension, and '-', by the image's kind.\n"
            "\n"
            "  -o, --output FILE    output image ('-' for stdout; default: IN with the\n"
            "                       extension of the image's kind in place of .mmp, never\n"
@@ -44,7 +56,7 @@ static int help(void)
            "      --info           print the file's header fields and decode nothing\n"
            "      --stats          print one line: bytes, seconds, size\n"
            "  -v, --verbose        more detail on stderr\n"
-           "  -q, --quiet          nothing but errors\n"
+           "      --quiet          nothing but errors\n"
            "  -h, --help           this help\n"
            "      --help-all       every option, and how outputs are named and written\n"
            "      --version        version\n"
@@ -63,8 +75,10 @@ static int help_all(void)
            "Decode an MMP file to an image file. OUT ending in .png is PNG (8 or 16\n"
            "bits, sBIT when maxval is 2^k-1 below that; a maxval that is not 2^k-1 is an\n"
            "error: PNG cannot hold it exactly), .pgm PGM (grey images only), .ppm PPM\n"
-           "(RGB only), .pam PAM; any other name, and '-' (stdout), PGM for grey, PPM\n"
-           "for RGB, PAM for an image with alpha. Without -o the output is IN with the\n"
+           "(RGB only), .pnm PGM or PPM (no alpha), .pam PAM (any case); a name without\n"
+           "extension, and '-' (stdout), PGM for grey, PPM for RGB, PAM for an image\n"
+           "with alpha. Another extension (.jpg: there is no JPEG writer) is a usage\n"
+           "error, found before anything is read. Without -o the output is IN with the\n"
            "extension of that kind (.pgm, .ppm, .pam) in place of .mmp ('-' as IN\n"
            "reads stdin and then writes stdout; IN under /dev, /proc or /sys needs -o).\n"
            "\n"
@@ -87,7 +101,7 @@ static int help_all(void)
            "      --stats          print one line: bytes, seconds, size (on stderr when\n"
            "                       the output is standard output)\n"
            "  -v, --verbose        more detail on stderr\n"
-           "  -q, --quiet          nothing but errors\n"
+           "      --quiet          nothing but errors (no -q: see mmp-enc -q)\n"
            "  -h, --help           the options, one line each\n"
            "      --help-all       this reference\n"
            "      --version        version\n"
@@ -145,7 +159,7 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
             o->verbose = 1;
             o->quiet = 0;
             break;
-        case 'q':
+        case OPT_QUIET:
             o->verbose = 0;
             o->quiet = 1;
             break;
@@ -156,6 +170,10 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
         case OPT_VERSION:
             return mmp_cli_version(prog);
         default:
+            if (c == '?' && optopt == 'q') {
+                mmp_cli_error(prog, "unknown option '-q' (quiet is --quiet)");
+                return MMP_EXIT_USAGE;
+            }
             return mmp_cli_option_error(prog, c, argv, shortopts);
         }
     }
@@ -176,6 +194,11 @@ int mmp_dec_options_parse(mmp_dec_options *o, int argc, char **argv)
                       : o->force        ? "--force"
                       : o->region_given ? "--region"
                                         : "--max-pixels");
+        return MMP_EXIT_USAGE;
+    }
+    if (o->out_path && !mmp_imagefile_writes_name(o->out_path)) {
+        mmp_cli_error(prog, "-o %s: no writer for %s files (it writes %s)", o->out_path,
+                      mmp_imagefile_path_extension(o->out_path), mmp_imagefile_extensions());
         return MMP_EXIT_USAGE;
     }
     if (!o->info && !o->out_path && strcmp(o->in_path, "-") != 0 &&

@@ -23,8 +23,8 @@ typedef struct mmp_dec_options {
     int region_given;     /* --region X,Y,W,H: */
     int region[4];        /*   the window to decode */
     int stats;            /* --stats */
-    int verbose;          /* -v (a later -q turns it off) */
-    int quiet;            /* -q: no warnings (a later -v turns it off) */
+    int verbose;          /* -v (a later --quiet turns it off) */
+    int quiet;            /* --quiet: no warnings (a later -v turns it off) */
 } mmp_dec_options;
 
 /*
@@ -32,7 +32,8 @@ typedef struct mmp_dec_options {
  * and return MMP_EXIT_USAGE; --help, --help-all and --version print their
  * text and return 0 (MMP_EXIT_FAILURE when standard output cannot be
  * written). Returns MMP_CLI_RUN when the command is to run: IN is there,
- * no name is empty, --info comes without -o, --stats, --force and
+ * no name is empty, -o's names a format that mmp_imagefile_format writes
+ * (or has no extension), --info comes without -o, --stats, --force and
  * --max-pixels, and without -o IN is "-" or a path that an output may be
  * named after (not under /dev, /proc or /sys: mmp_cli_special_path).
  */

@@ -43,7 +43,7 @@ static int max_abs_error(const mmp_image *a, const mmp_image *b)
     return m;
 }
 
-/* The library's messages: warnings unless -q, figures with -v. */
+/* The library's messages: warnings unless --quiet, figures with -v. */
 typedef struct log_ctx {
     int quiet, verbose;
 } log_ctx;
@@ -165,7 +165,7 @@ static int check_outputs(job *j)
     return e == MMP_EINVAL ? MMP_EXIT_USAGE : MMP_EXIT_FAILURE;
 }
 
-/* One line (unless -q) for options given that the image has no use for:
+/* One line (unless --quiet) for options given that the image has no use for:
  * the colour options on a grey image, --alpha on an image without alpha.
  * The encode goes on as it would without them. */
 static void warn_unused(const mmp_enc_options *o, const mmp_image *img)

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mmp/cli/cli.h"
 #include "mmp/cli/ratectl.h"
+#include "mmp/imageio/imagefile.h"
 
 static const char *const prog = MMP_ENC_PROG;
 
@@ -40,13 +42,16 @@ enum {
     OPT_HEAD_START,
     OPT_MAX_PIXELS,
     OPT_TILE,
-    OPT_STRIP
+    OPT_STRIP,
+    OPT_QUIET
 };
 
-static const char shortopts[] = ":l:e:t:d:vqh";
+static const char shortopts[] = ":q:l:o:e:t:d:vh";
 
 const struct option mmp_enc_long_options[] = {
+    {"quality", required_argument, 0, 'q'},
     {"lambda", required_argument, 0, 'l'},
+    {"output", required_argument, 0, 'o'},
     {"engine", required_argument, 0, 'e'},
     {"threads", required_argument, 0, 't'},
     {"dict-size", required_argument, 0, 'd'},
@@ -74,7 +79,7 @@ const struct option mmp_enc_long_options[] = {
     {"cl-device", required_argument, 0, OPT_CLDEV},
     {"list-devices", no_argument, 0, OPT_LISTDEV},
     {"verbose", no_argument, 0, 'v'},
-    {"quiet", no_argument, 0, 'q'},
+    {"quiet", no_argument, 0, OPT_QUIET},
     {"help", no_argument, 0, 'h'},
     {"help-all", no_argument, 0, OPT_HELP_ALL},
     {"version", no_argument, 0, OPT_VERSION},
@@ -85,40 +90,40 @@ const struct option mmp_enc_long_options[] = {
 /* --help (and -h): the options most used, on one screen. */
 static int help(void)
 {
-    printf("Usage: mmp-enc [options] IN OUT.mmp\n"
+    printf("Usage: mmp-enc [options] IN OUT.mmp   (or: IN -o OUT.mmp)\n"
            "Encode an image (PNG, JPEG, TIFF, PAM, PPM, PGM, PBM) with MMP. '-' is stdin\n"
            "or stdout; the image's colour profile, EXIF, XMP and text are kept.\n"
            "\n"
-           "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10); higher\n"
-           "                       means fewer bits and lower quality\n"
+           "  -q, --quality Q      0 (fewest bits) to 100 (lossless) (default %d)\n"
+           "  -l, --lambda L       or lambda, 0..1000000 (default 10): higher, fewer bits\n"
            "      --target-bpp X   choose lambda for X bits per pixel\n"
            "      --target-psnr Y  choose lambda for a PSNR of Y dB\n"
            "      --max-bytes N    choose lambda for the largest file of at most N bytes\n"
            "      --lossless       the decoder gives back every sample exactly\n"
            "      --max-error N    near-lossless: every decoded sample within N of the input\n"
            "      --chroma S       chroma sampling: 444 or 420 (default 444)\n"
-           "  -e, --engine NAME    search engine: %s (default auto);\n"
-           "                       every engine writes the same bytes\n"
+           "  -o, --output FILE    the .mmp file, in place of OUT\n"
+           "  -e, --engine NAME    search engine: %s (default auto)\n"
            "  -t, --threads N      engine threads; 0 (default): the engine's choice\n"
            "      --speed N        search effort, 0 (exhaustive) to %d (default 1)\n"
            "      --recon FILE     also write the encoder's reconstruction\n"
            "      --stats          print one line of figures: bytes, bpp, PSNR, ...\n"
            "  -v, --verbose        more detail on stderr\n"
-           "  -q, --quiet          no progress bar, no warnings\n"
+           "      --quiet          no progress bar, no warnings\n"
            "  -h, --help           this help\n"
            "      --help-all       every option, with its default\n"
            "      --version        version\n"
            "\n"
            "Exit status: 0 success, 1 failure, 2 usage error.\n"
            "Every option: mmp-enc --help-all; the manual: man mmp-enc\n",
-           mmp_engine_names(), MMP_MAX_SPEED);
+           MMP_DEFAULT_QUALITY, mmp_engine_names(), MMP_MAX_SPEED);
     return mmp_cli_stdout_done(prog);
 }
 
 /* --help-all, part 1: the input, the rate and the quality. */
 static void help_all_rate(void)
 {
-    printf("Usage: mmp-enc [options] IN OUT.mmp\n"
+    printf("Usage: mmp-enc [options] IN OUT.mmp   (or: IN -o OUT.mmp)\n"
            "Encode an image with MMP. '-' is stdin or stdout. IN is told by its first\n"
            "bytes, not its name: PNG (grey, grey+alpha, RGB, RGBA, palette, 1 to 16\n"
            "bits, interlaced or not; a palette becomes 8-bit RGB, with alpha when tRNS\n"
@@ -131,6 +136,14 @@ static void help_all_rate(void)
            "never applied.\n"
            "\n"
            "Rate and quality:\n"
+           "  -q, --quality Q      quality, 0 to 100 (default %d, lambda 10), as cwebp's,\n"
+           "                       avifenc's and cjxl's -q: lambda from the table\n"
+           "                       (quality:lambda) 0:8192 10:3500 20:1700 30:700 40:330\n"
+           "                       50:140 60:50 70:17 75:10 80:5.25 90:1.25 99:0.25,\n"
+           "                       log-linear between points, rounded to 1/256 (99 to\n"
+           "                       100: 0.25); 100 is --lossless. Each step of quality\n"
+           "                       changes the bits of a photograph by about 5 %%. Not\n"
+           "                       with -l, --lossless, --max-error or a target\n"
            "  -l, --lambda L       Lagrangian multiplier, 0..1000000 (default 10);\n"
            "                       higher means fewer bits and lower quality. It weighs\n"
            "                       bits against squared errors on the 8-bit scale at every\n"
@@ -140,13 +153,13 @@ static void help_all_rate(void)
            "                       least Y - 0.05 dB\n"
            "      --max-bytes N    choose lambda for the largest file of at most N bytes\n"
            "                       Rate control: at most one of these three, and not with\n"
-           "                       -l, --lossless or --max-error. The image is encoded up\n"
-           "                       to %d times at the settings given; the file kept is the\n"
-           "                       one -l with the lambda chosen writes (with --filter off\n"
-           "                       where a bpp or PSNR target needed the filter off). The\n"
-           "                       lambda chosen is printed on stderr unless -q (-v: every\n"
-           "                       probe). A target out of reach fails (exit 1), naming\n"
-           "                       the closest value reached\n"
+           "                       -q, -l, --lossless or --max-error. The image is\n"
+           "                       encoded up to %d times at the settings given; the file\n"
+           "                       kept is the one -l with the lambda chosen writes (with\n"
+           "                       --filter off where a bpp or PSNR target needed the\n"
+           "                       filter off). The lambda chosen is printed on stderr\n"
+           "                       unless --quiet (-v: every probe). A target out of reach\n"
+           "                       fails (exit 1), naming the closest value reached\n"
            "      --lossless       the decoder gives back every sample exactly\n"
            "      --max-error N    near-lossless: every decoded sample within N of the\n"
            "                       input (0 to %d; 0 is --lossless); the bound is in the\n"
@@ -163,7 +176,7 @@ static void help_all_rate(void)
            "                       residual as quantised DCT coefficients instead of\n"
            "                       dictionary patterns, chosen by rate-distortion) or off\n"
            "                       (default on; lossless and near-lossless: off)\n",
-           MMP_RATE_MAX_PROBES, MMP_MAX_ERROR);
+           MMP_DEFAULT_QUALITY, MMP_RATE_MAX_PROBES, MMP_MAX_ERROR);
 }
 
 /* --help-all, part 2: the search. */
@@ -234,11 +247,16 @@ static int help_all_rest(void)
            "                       (lossy, at lambda) (default exact)\n"
            "\n"
            "Outputs:\n"
+           "  -o, --output FILE    the .mmp file, in place of OUT. Its name ends in .mmp\n"
+           "                       (any case) or has no extension ('-' is stdout);\n"
+           "                       another extension is a usage error\n"
            "      --recon FILE     also write the encoder's reconstruction: PNG if FILE\n"
            "                       ends in .png (maxval must be 2^k-1: 8 or 16 bits, sBIT\n"
            "                       for fewer; any other maxval is an error), PGM for .pgm\n"
-           "                       (grey only), PPM for .ppm (RGB only), PAM for .pam;\n"
-           "                       otherwise PGM, PPM or PAM (alpha) by the image's kind\n"
+           "                       (grey only), PPM for .ppm (RGB only), PGM or PPM for\n"
+           "                       .pnm, PAM for .pam; a name without extension, and '-',\n"
+           "                       PGM, PPM or PAM (alpha) by the image's kind; another\n"
+           "                       extension (.jpg: no JPEG writer) is a usage error\n"
            "      --stats          print one line: bytes, bpp, PSNR (over RGB for colour,\n"
            "                       alpha left out), seconds, size, lambda, engine (the one\n"
            "                       that ran), channels, the PSNR of each coded plane; with\n"
@@ -246,7 +264,7 @@ static int help_all_rest(void)
            "                       last max_abs_error, the largest sample error; on\n"
            "                       stderr when an output is standard output (by any name)\n"
            "  -v, --verbose        more detail on stderr\n"
-           "  -q, --quiet          no progress bar, no warnings\n"
+           "      --quiet          no progress bar, no warnings\n"
            "\n"
            "Other:\n"
            "      --max-pixels N   refuse an image of more than N pixels (width x height)\n"
@@ -263,7 +281,7 @@ static int help_all_rest(void)
            "place; a symbolic link is opened by its name (the kernel follows it) and the\n"
            "file it leads to is written in place. Options that do nothing (-l with a\n"
            "bound but without --residual mmp; --colour, --chroma, --chroma-lambda on\n"
-           "grey; --alpha without alpha) are warned about unless -q.\n"
+           "grey; --alpha without alpha) are warned about unless --quiet.\n"
            "Environment: MMP_CL_DEVICE, the default of --cl-device; MMP_CL_TUNE, overrides\n"
            "of the opencl engine's tuning (the same bytes whatever they are).\n"
            "Exit status: 0 success, 1 failure, 2 usage error. The manual: man mmp-enc\n",
@@ -375,6 +393,10 @@ static int parse_number(mmp_enc_options *o, int c, const char *arg)
     mmp_settings *st = &o->st;
     long v = 0;
     switch (c) {
+    case 'q':
+        /* Quiet was -q before it was quality: say where it went. */
+        return invalid(parse_double(arg, 0, 100, 0, &o->quality), "quality", arg,
+                       "a number from 0 to 100; quiet is --quiet");
     case 'l':
         return invalid(parse_double(arg, 0, 1e6, 0, &st->lambda), "lambda", arg,
                        "a number from 0 to 1000000");
@@ -484,7 +506,7 @@ static int check_together(const mmp_enc_options *o, int rc_count, int lambda_giv
                           int residual_given)
 {
     const mmp_settings *st = &o->st;
-    const char *bound = st->max_error == 0 ? "--lossless" : "--max-error";
+    const char *bound = o->quality_given ? "-q 100" : st->max_error == 0 ? "--lossless" : "--max-error";
     if (rc_count > 1 || (rc_count && lambda_given)) {
         mmp_cli_error(prog, "%s",
                       rc_count > 1 ? "at most one of --target-bpp, --target-psnr and "
@@ -493,7 +515,7 @@ static int check_together(const mmp_enc_options *o, int rc_count, int lambda_giv
                                      "--target-psnr or --max-bytes (see --help)");
         return MMP_EXIT_USAGE;
     }
-    if (rc_count && o->st.max_error >= 0) {
+    if (rc_count && o->st.max_error >= 0 && !o->quality_given) {
         mmp_cli_error(prog, "--lossless and --max-error cannot be combined with --target-bpp, "
                             "--target-psnr or --max-bytes (see --help)");
         return MMP_EXIT_USAGE;
@@ -526,6 +548,46 @@ static int check_together(const mmp_enc_options *o, int rc_count, int lambda_giv
     return 0;
 }
 
+/* -q: the settings of its quality (mmp_set_quality), once no other
+ * option has set the rate: 0 or a usage error (reported). */
+static int apply_quality(mmp_enc_options *o, int rc_count, int lambda_given)
+{
+    if (!o->quality_given)
+        return 0;
+    if (lambda_given || rc_count || o->st.max_error >= 0) {
+        mmp_cli_error(prog, "-q cannot be combined with %s: each sets the rate (see --help)",
+                      lambda_given ? "-l"
+                      : rc_count   ? "--target-bpp, --target-psnr or --max-bytes"
+                                   : "--lossless or --max-error (-q 100 is lossless)");
+        return MMP_EXIT_USAGE;
+    }
+    if (mmp_set_quality(&o->st, o->quality) != MMP_OK) {
+        mmp_cli_error(prog, "invalid quality %.15g", o->quality);
+        return MMP_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The outputs' names: OUT.mmp (or no extension), and a --recon name of a
+ * format the image writer has. 0 (MMP_CLI_RUN) or a usage error. */
+static int check_names(const mmp_enc_options *o)
+{
+    const char *ext = mmp_imagefile_path_extension(o->out_path);
+    if (ext && strcasecmp(ext, ".mmp") != 0) {
+        mmp_cli_error(prog,
+                      "OUT %s: mmp-enc writes MMP files; name it .mmp (or give no "
+                      "extension; '-' is stdout)",
+                      o->out_path);
+        return MMP_EXIT_USAGE;
+    }
+    if (o->recon_path && !mmp_imagefile_writes_name(o->recon_path)) {
+        mmp_cli_error(prog, "--recon %s: no writer for %s files (it writes %s)", o->recon_path,
+                      mmp_imagefile_path_extension(o->recon_path), mmp_imagefile_extensions());
+        return MMP_EXIT_USAGE;
+    }
+    return MMP_CLI_RUN;
+}
+
 /* The defaults, and what the environment sets: it is the front end's to
  * read, not the library's. */
 static void defaults(mmp_enc_options *o)
@@ -544,12 +606,14 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
 {
     defaults(o);
     int rc_count = 0, lambda_given = 0, residual_given = 0, c, e;
+    const char *out_opt = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, shortopts, mmp_enc_long_options, NULL)) != -1) {
         if ((e = parse_number(o, c, optarg)) >= 0 || (e = parse_choice(o, c, optarg)) >= 0) {
             if (e)
                 return e;
             lambda_given |= c == 'l';
+            o->quality_given |= c == 'q';
             residual_given |= c == OPT_RESIDUAL;
             o->colour_given |= c == OPT_COLOUR;
             o->chroma_given |= c == OPT_CHROMA;
@@ -574,6 +638,9 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
         case OPT_RECON:
             o->recon_path = optarg;
             break;
+        case 'o':
+            out_opt = optarg;
+            break;
         case OPT_MAX_PIXELS:
             if (mmp_cli_parse_max_pixels(prog, optarg, &o->max_pixels))
                 return MMP_EXIT_USAGE;
@@ -587,7 +654,7 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
         case 'v':
             o->st.verbose = 1;
             break;
-        case 'q':
+        case OPT_QUIET:
             o->quiet = 1;
             break;
         case 'h':
@@ -606,18 +673,22 @@ int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
                  o->dev_option ? "--cl-device %s" : "MMP_CL_DEVICE=%s", o->st.device);
     if (o->list_devices)
         return MMP_CLI_RUN;
-    if ((e = check_together(o, rc_count, lambda_given, residual_given)) != 0)
+    if ((e = apply_quality(o, rc_count, lambda_given)) != 0 ||
+        (e = check_together(o, rc_count, lambda_given, residual_given)) != 0)
         return e;
-    if (argc - optind != 2) {
-        mmp_cli_error(prog, "expected IN and OUT.mmp (see --help)");
+    if (argc - optind != (out_opt ? 1 : 2)) {
+        mmp_cli_error(prog, "%s (see --help)",
+                      !out_opt ? "expected IN and OUT.mmp, or IN -o OUT.mmp"
+                      : argc - optind == 2 ? "both -o and OUT name the output: give one"
+                                           : "expected IN with -o OUT.mmp");
         return MMP_EXIT_USAGE;
     }
     o->in_path = argv[optind];
-    o->out_path = argv[optind + 1];
+    o->out_path = out_opt ? out_opt : argv[optind + 1];
     if (!*o->in_path || !*o->out_path || (o->recon_path && !*o->recon_path)) {
         mmp_cli_error(prog, "empty file name for %s",
                       !*o->in_path ? "IN" : !*o->out_path ? "OUT" : "--recon");
         return MMP_EXIT_USAGE;
     }
-    return MMP_CLI_RUN;
+    return check_names(o);
 }

@@ -168,10 +168,47 @@ const char *mmp_imagefile_extension(mmp_file_format fmt)
     }
 }
 
-static int ends_with(const char *s, const char *ext)
+/* The extensions written and their formats; 0 for .pnm: PGM or PPM by
+ * the image's kind. */
+static const struct {
+    const char *ext;
+    mmp_file_format fmt;
+} writers[] = {{".png", MMP_FILE_PNG},
+               {".pgm", MMP_FILE_PGM},
+               {".ppm", MMP_FILE_PPM},
+               {".pnm", 0},
+               {".pam", MMP_FILE_PAM}};
+#define WRITERS ((int)(sizeof writers / sizeof writers[0]))
+
+const char *mmp_imagefile_path_extension(const char *path)
 {
-    size_t n = strlen(s), m = strlen(ext);
-    return n > m && strcasecmp(s + n - m, ext) == 0;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return strcmp(path, "-") == 0 || !dot || dot == base ? NULL : dot;
+}
+
+/* The writer of path's extension: its index, WRITERS for none, -1 for an
+ * extension without a writer. */
+static int writer_of(const char *path)
+{
+    const char *ext = path ? mmp_imagefile_path_extension(path) : NULL;
+    if (!ext)
+        return WRITERS;
+    for (int i = 0; i < WRITERS; i++)
+        if (strcasecmp(ext, writers[i].ext) == 0)
+            return i;
+    return -1;
+}
+
+int mmp_imagefile_writes_name(const char *path)
+{
+    return writer_of(path) >= 0;
+}
+
+const char *mmp_imagefile_extensions(void)
+{
+    return ".png, .pgm, .ppm, .pnm, .pam";
 }
 
 int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format *fmt,
@@ -182,16 +219,17 @@ int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format
     const int ch = mmp_image_channels(img);
     const char *kind = ch >= 1 && ch <= 4 ? kind_names[ch - 1] : "invalid";
     mmp_file_format want = mmp_imagefile_kind_format(img);
-    if (path && strcmp(path, "-") != 0) {
-        if (ends_with(path, ".png"))
-            want = MMP_FILE_PNG;
-        else if (ends_with(path, ".pam"))
-            want = MMP_FILE_PAM;
-        else if (ends_with(path, ".pgm"))
-            want = MMP_FILE_PGM;
-        else if (ends_with(path, ".ppm"))
-            want = MMP_FILE_PPM;
-    }
+    const int w = writer_of(path);
+    if (w < 0)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "no writer for %s files (it writes %s)",
+                         mmp_imagefile_path_extension(path), mmp_imagefile_extensions());
+    if (w < WRITERS && writers[w].fmt)
+        want = writers[w].fmt;
+    if (w < WRITERS && !writers[w].fmt && want == MMP_FILE_PAM)
+        return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
+                         "a PNM file holds grey or RGB images only and the image is %s (name "
+                         "it .pam or .png)",
+                         kind);
     if ((want == MMP_FILE_PGM && ch != 1) || (want == MMP_FILE_PPM && ch != 3)) {
         return mmp_error(
             errbuf, errlen, MMP_EUNSUPPORTED,

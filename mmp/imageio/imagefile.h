@@ -63,12 +63,30 @@ int mmp_imagefile_read_path_limited(const char *path, uint64_t max_pixels, mmp_i
                                     mmp_imageio_meta *meta, char *errbuf, size_t errlen);
 
 /*
+ * The extension of a file name: the part of its last component from its
+ * last '.' on (".png", ".MMP"), or NULL when it has none: no '.' there, or
+ * only a leading one (".hidden"), and for "-" (standard input or output).
+ */
+const char *mmp_imagefile_path_extension(const char *path);
+/*
+ * 1 when `path` names a file mmp_imagefile_format can choose a format for:
+ * its extension is one of mmp_imagefile_extensions() (any case), or it has
+ * none (the netpbm format of the image's kind); 0 for another extension
+ * (".jpg": there is no JPEG writer), which the front ends refuse as a usage
+ * error before anything is read.
+ */
+int mmp_imagefile_writes_name(const char *path);
+/* The extensions written, for messages: ".png, .pgm, .ppm, .pnm, .pam". */
+const char *mmp_imagefile_extensions(void);
+
+/*
  * The format in which to write img to `path`: PNG for a name ending in
  * ".png" (any case; maxval must be 2^k - 1), PGM for ".pgm" (grey only),
- * PPM for ".ppm" (RGB only), PAM for ".pam"; any other name, and "-", the
- * netpbm format of the image's kind (mmp_imagefile_kind_format). Returns 0,
- * or MMP_EUNSUPPORTED with a one-line reason in errbuf when the name asks
- * for a format that cannot hold the image.
+ * PPM for ".ppm" (RGB only), PGM or PPM for ".pnm" (grey or RGB), PAM for
+ * ".pam"; a name without extension, and "-", the netpbm format of the
+ * image's kind (mmp_imagefile_kind_format). Returns 0, or MMP_EUNSUPPORTED
+ * with a one-line reason in errbuf when the name has another extension or
+ * asks for a format that cannot hold the image.
  */
 int mmp_imagefile_format(const char *path, const mmp_image *img, mmp_file_format *fmt,
                          char *errbuf, size_t errlen);

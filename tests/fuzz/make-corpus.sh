@@ -85,7 +85,7 @@ EOF
 
 # .mmp seeds: tiny crops at several lambdas, 8 and 16 bits, maxval 1, both
 # coding orders (wavefront, the default, and raster), at the default speed.
-enc() { "$BIN/mmp-enc" -q "$@"; }
+enc() { "$BIN/mmp-enc" --quiet "$@"; }
 # Files of several tiles and files with ancillary chunks (docs/format.md
 # section 2). mmp-enc writes tiles (--tile) and the chunks of an input's
 # metadata, not chunks of any type and text asked for, so each tile is
@@ -130,7 +130,7 @@ for y0 in range(0, h, th):
         rows = b''.join(samples[((y0 + y) * w + x0) * px:((y0 + y) * w + x0 + cw) * px]
                         for y in range(chh))
         open(tmp + '/tile.pnm', 'wb').write(head(cw, chh) + rows)
-        subprocess.run([enc, '-q'] + opts + [tmp + '/tile.pnm', tmp + '/tile.mmp'], check=True)
+        subprocess.run([enc, '--quiet'] + opts + [tmp + '/tile.pnm', tmp + '/tile.mmp'], check=True)
         f = open(tmp + '/tile.mmp', 'rb').read()
         assert f[:6] == b'MMPi\x01\x00' and f[10:14] == b'HEAD' and f[60:64] == b'TILE'
         heads.append(f[14:52])
