@@ -1,7 +1,7 @@
 """mmp: encode and decode .mmp images from Python (numpy arrays).
 
     import mmp
-    data = mmp.encode(array, lambda_=10.0)        # bytes of an .mmp file
+    data = mmp.encode(array, quality=80)          # bytes of an .mmp file (or lambda_=10.0)
     array = mmp.decode(data)                       # numpy array
     mmp.info(data)                                 # the header's fields, nothing decoded
 
@@ -18,12 +18,14 @@ import numpy as np
 from . import _lib
 
 __all__ = ["Error", "encode", "decode", "decode_region", "info", "library_path",
-           "MAX_SPEED", "MAX_ERROR"]
+           "MAX_SPEED", "MAX_ERROR", "DEFAULT_QUALITY"]
 __version__ = "0.3.0"
 
 MAGIC = b"MMPi"
 MAX_SPEED = 4
 MAX_ERROR = 32767
+# mmp.h's MMP_DEFAULT_QUALITY: the quality of the default lambda, 10.
+DEFAULT_QUALITY = 75
 
 
 class Error(Exception):
@@ -64,14 +66,18 @@ def _settings():
     return s
 
 
-def encode(array, lambda_=10.0, *, lossless=False, max_error=None, speed=None, maxval=None,
-           chroma=None, transform=None, alpha=None, engine=None, threads=0, tile=None,
-           dict_cap=None):
+def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None, speed=None,
+           maxval=None, chroma=None, transform=None, alpha=None, engine=None, threads=0,
+           tile=None, dict_cap=None):
     """Encode a numpy array to the bytes of an .mmp file.
 
     array: uint8 or uint16, shape (H, W), (H, W, 2), (H, W, 3) or (H, W, 4).
-    lambda_: weighs bits against squared error (mmp-enc -l): 10, 75 and 300
-        are the customary high, medium and low quality points.
+    quality: 0 (the fewest bits) to 100 (lossless), as mmp-enc -q: the
+        library's table of lambdas (mmp_set_quality); DEFAULT_QUALITY is the
+        default lambda, 10. Not with lambda_, lossless or max_error.
+    lambda_: weighs bits against squared error (mmp-enc -l): 10 (the
+        default), 75 and 300 are the customary high, medium and low quality
+        points.
     lossless: every sample back exactly (mmp-enc --lossless).
     max_error: N > 0: near-lossless, every sample within N (--max-error).
     speed: 0 (exhaustive) to MAX_SPEED; None: the library's default.
@@ -103,7 +109,15 @@ def encode(array, lambda_=10.0, *, lossless=False, max_error=None, speed=None, m
     samples = np.ascontiguousarray(a, dtype=np.uint16)
 
     s = _settings()
-    s.__setattr__("lambda", float(lambda_))
+    if quality is not None:
+        if lambda_ is not None or lossless or max_error is not None:
+            raise ValueError("mmp.encode: quality sets the rate: not with lambda_, lossless "
+                             "or max_error")
+        q = float(quality)
+        if lib.mmp_set_quality(ctypes.byref(s), q) != 0:
+            raise ValueError("mmp.encode: quality %r is not a number from 0 to 100" % quality)
+    elif lambda_ is not None:
+        s.__setattr__("lambda", float(lambda_))
     if lossless and max_error:
         raise ValueError("mmp.encode: lossless and max_error > 0 exclude each other")
     if lossless:

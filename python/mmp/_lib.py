@@ -171,6 +171,8 @@ def _declare(lib):
         lib.mmp_encode.argtypes = [c_void_p, ctypes.POINTER(Image),
                                    ctypes.POINTER(c_uint8_p), ctypes.POINTER(c_size_t),
                                    c_void_p, c_void_p, c_char_p, c_size_t]
+        lib.mmp_set_quality.restype = c_int
+        lib.mmp_set_quality.argtypes = [c_void_p, c_double]
     return has_encoder
 
 

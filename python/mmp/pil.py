@@ -1,7 +1,7 @@
 """A Pillow plugin for .mmp files: `import mmp.pil`, then
 
     Image.open("x.mmp")                  # any .mmp file
-    im.save("y.mmp", lambda_=10)         # or lossless=True, max_error=N, speed=N, ...
+    im.save("y.mmp", quality=80)         # or lambda_=10, lossless=True, max_error=N, ...
 
 Opening gives the modes Pillow gives for the PNG file that `mmp-dec x.mmp
 -o x.png` writes, and the same pixels: L, LA, RGB, RGBA for 8 bits; mode
@@ -113,8 +113,8 @@ def _save(im, fp, filename):
     for k in ("lambda", "lam"):
         if k in params:
             params["lambda_"] = params.pop(k)
-    allowed = {"lambda_", "lossless", "max_error", "speed", "chroma", "transform", "alpha",
-               "engine", "threads", "tile", "dict_cap"}
+    allowed = {"lambda_", "quality", "lossless", "max_error", "speed", "chroma", "transform",
+               "alpha", "engine", "threads", "tile", "dict_cap"}
     kwargs = {k: v for k, v in params.items() if k in allowed}
     mode = im.mode
     maxval = None

@@ -1,6 +1,7 @@
 """mmp.encode, mmp.decode, mmp.info through the installed library."""
 import hashlib
 import os
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,33 @@ def test_lossy_grey_and_lambda(grey):
     a, b = mmp.decode(fine), mmp.decode(coarse)
     assert psnr(grey, a, 255) > psnr(grey, b, 255) > 25
     assert mmp.info(fine)["lambda"] == 10.0 and mmp.info(fine)["max_error"] == -1
+
+
+def test_quality(grey):
+    # The default quality is the default lambda, byte for byte.
+    assert mmp.encode(grey, quality=mmp.DEFAULT_QUALITY) == mmp.encode(grey)
+    assert mmp.info(mmp.encode(grey, quality=mmp.DEFAULT_QUALITY))["lambda"] == 10.0
+    low, high = mmp.encode(grey, quality=20), mmp.encode(grey, quality=90)
+    assert len(low) < len(high)
+    assert mmp.info(low)["lambda"] > mmp.info(high)["lambda"]
+    assert psnr(grey, mmp.decode(high), 255) > psnr(grey, mmp.decode(low), 255)
+    # 100 is lossless, the bytes of lossless=True.
+    exact = mmp.encode(grey, quality=100)
+    assert mmp.info(exact)["max_error"] == 0 and exact == mmp.encode(grey, lossless=True)
+    assert np.array_equal(mmp.decode(exact), grey)
+    for bad in (-1, 100.5, float("nan")):
+        with pytest.raises(ValueError):
+            mmp.encode(grey, quality=bad)
+    for other in ({"lambda_": 10}, {"lossless": True}, {"max_error": 2}):
+        with pytest.raises(ValueError):
+            mmp.encode(grey, quality=50, **other)
+
+
+def test_default_quality_is_the_headers():
+    with open(os.path.join(REPO, "mmp", "mmp.h"), encoding="utf-8") as f:
+        text = f.read()
+    want = re.search(r"#define MMP_DEFAULT_QUALITY ([0-9]+)", text).group(1)
+    assert mmp.DEFAULT_QUALITY == int(want)
 
 
 def test_near_lossless_bound(rgb):

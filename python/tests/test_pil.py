@@ -65,6 +65,11 @@ def test_save_lossy_to_file_object():
     buf = io.BytesIO()
     im.save(buf, format="MMP", lambda_=300, speed=4)
     assert mmp.info(buf.getvalue())["lambda"] == 300.0
+    # Pillow's quality keyword, as for JPEG and WebP: mmp-enc -q's scale.
+    buf = io.BytesIO()
+    im.save(buf, format="MMP", quality=100, speed=4)
+    assert mmp.info(buf.getvalue())["max_error"] == 0
+    assert np.array_equal(np.asarray(Image.open(buf)), np.asarray(im))
 
 
 def test_open_refuses_what_is_not_mmp(tmp_path):
