@@ -48,7 +48,7 @@ dec=$prefix/bin/mmp-dec
 n=0
 for f in "$here"/tests/conformance/*.mmp; do
     name=$(basename "$f" .mmp)
-    "$dec" -q "$f" -o "$work/$name.png"
+    "$dec" --quiet "$f" -o "$work/$name.png"
     "$check" same "$f" "$work/$name.png" || fail "$name.mmp differs from mmp-dec's PNG"
     n=$((n + 1))
 done
@@ -63,15 +63,15 @@ done
 # v * 255 / maxval rounded for a few values (3 of 31: 24, not 25).
 for m in 31 63; do
     { printf 'P2\n%d 1\n%d\n' $((m + 1)) $m; seq -s ' ' 0 $m; } > "$work/all$m.pgm"
-    "$prefix/bin/mmp-enc" -q --lossless "$work/all$m.pgm" "$work/all$m.mmp"
-    "$dec" -q "$work/all$m.mmp" -o "$work/all$m.png"
+    "$prefix/bin/mmp-enc" --quiet --lossless "$work/all$m.pgm" "$work/all$m.mmp"
+    "$dec" --quiet "$work/all$m.mmp" -o "$work/all$m.png"
     "$check" same "$work/all$m.mmp" "$work/all$m.png" || fail "maxval $m differs from mmp-dec's PNG"
 done
 
 # A maxval that is not 2^k - 1: v * 65535 / 1000 rounded, then the top 8
 # bits (rounding v * 255 / 1000 would give 63 for 250 and 127 for 500).
 printf 'P2\n6 1\n1000\n0 1 250 500 999 1000\n' > "$work/odd.pgm"
-"$prefix/bin/mmp-enc" -q --lossless "$work/odd.pgm" "$work/odd.mmp"
+"$prefix/bin/mmp-enc" --quiet --lossless "$work/odd.pgm" "$work/odd.mmp"
 "$check" row "$work/odd.mmp" > "$work/odd.txt"
 printf '6 1 0\n0 0 0\n0 0 0\n64 64 64\n128 128 128\n255 255 255\n255 255 255\n' |
     cmp -s - "$work/odd.txt" || fail "maxval 1000 comes to $(tr '\n' '/' < "$work/odd.txt")"

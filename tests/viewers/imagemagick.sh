@@ -40,7 +40,7 @@ n=0
 for name in grey-l10 greyalpha-exact-l10 rgb444-l30 rgba-exact-l10 colour16-ycbcr-l3 grey10-l10; do
     f=$here/tests/conformance/$name.mmp
     "$magick" "$f" "$work/$name.png" || fail "convert $name.mmp $name.png failed"
-    "$dec" -q "$f" -o "$work/$name-dec.png"
+    "$dec" --quiet "$f" -o "$work/$name-dec.png"
     d=$(differ "$work/$name.png" "$work/$name-dec.png")
     [ "$d" = 0 ] || fail "convert $name.mmp differs from mmp-dec's PNG in $d pixels"
     n=$((n + 1))
@@ -50,7 +50,7 @@ done
 
 # A maxval that PNG cannot hold: read through mmp-dec's PGM.
 printf 'P2\n6 1\n1000\n0 1 250 500 999 1000\n' > "$work/odd.pgm"
-"$prefix/bin/mmp-enc" -q --lossless "$work/odd.pgm" "$work/odd.mmp"
+"$prefix/bin/mmp-enc" --quiet --lossless "$work/odd.pgm" "$work/odd.mmp"
 "$magick" "$work/odd.mmp" "$work/odd.png" || fail "convert odd.mmp (maxval 1000) failed"
 [ "$(differ "$work/odd.png" "$work/odd.pgm")" = 0 ] || fail "maxval 1000 differs from its PGM"
 
@@ -64,7 +64,7 @@ cp "$here/tests/conformance/rgba-exact-l10.mmp" "$work/picture.dat"
 for name in grey-l10 rgba-exact-l10 colour16-ycbcr-l3; do
     "$magick" "$work/$name-dec.png" "$work/$name-again.mmp" || fail "convert $name.png $name-again.mmp failed"
     [ "$(head -c 4 "$work/$name-again.mmp")" = MMPi ] || fail "$name-again.mmp is not an mmp file"
-    "$dec" -q "$work/$name-again.mmp" -o "$work/$name-again.png"
+    "$dec" --quiet "$work/$name-again.mmp" -o "$work/$name-again.png"
     d=$(differ "$work/$name-again.png" "$work/$name-dec.png")
     [ "$d" = 0 ] || fail "$name-again.mmp decodes to an image $d pixels off its source"
 done
@@ -73,7 +73,7 @@ done
 "$dec" --info "$work/rgba-exact-l10-again.mmp" | grep -q '^planes=4$' ||
     fail "an RGBA PNG is not written as a file with alpha"
 "$magick" "$work/odd.pgm" "mmp:$work/odd-again" || fail "convert odd.pgm mmp:odd-again failed"
-"$dec" -q "$work/odd-again" -o "$work/odd-again.pgm"
+"$dec" --quiet "$work/odd-again" -o "$work/odd-again.pgm"
 [ "$(differ "$work/odd-again.pgm" "$work/odd.pgm")" = 0 ] || fail "mmp:odd-again differs from odd.pgm"
 
 # A broken file: convert fails, with mmp-dec's reason.
