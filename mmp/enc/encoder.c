@@ -198,6 +198,12 @@ static int set_up_plane(encoder *e, int p)
         mmp_codec_set_cfl(&e->c, e->cfl);
     }
     e->orig = pad_original(e->in[p], l->w[p], l->h[p], e->c.plane.width, e->c.plane.height);
+    /* Without a residual stage nothing reads the plane's input again (its
+     * squared error comes from the padded original): it goes now. */
+    if (e->orig && e->hdr.residual == MMP_RESIDUAL_NONE) {
+        free(e->in[p]);
+        e->in[p] = NULL;
+    }
     e->tok = malloc(sizeof(int32_t) * MMP_MAX_BLOCK_TOKENS * e->order.max_step);
     e->ntok = malloc(sizeof(int) * e->order.max_step);
     e->blk = malloc(sizeof *e->blk * (size_t)e->order.max_step);
@@ -206,22 +212,32 @@ static int set_up_plane(encoder *e, int p)
     return 0;
 }
 
-static void tear_down_plane(encoder *e)
+/* What only the plane's steps need: the search, the token buffers, the
+ * dictionary, the map of the pixels reconstructed so far. */
+static void release_search(encoder *e)
 {
-    if (e->crew_on)
-        mmp_crew_stop(&e->crew);
-    e->crew_on = 0;
+    free(e->c.plane.avail);
+    e->c.plane.avail = NULL;
     mmp_search_destroy(e->search);
     e->search = NULL;
     free(e->blk);
     free(e->ntok);
     free(e->tok);
-    free(e->orig);
-    free(e->cfl);
-    e->cfl = NULL;
     e->blk = NULL;
     e->ntok = NULL;
     e->tok = NULL;
+    mmp_dict_free(&e->c.dict);
+}
+
+static void tear_down_plane(encoder *e)
+{
+    if (e->crew_on)
+        mmp_crew_stop(&e->crew);
+    e->crew_on = 0;
+    release_search(e);
+    free(e->orig);
+    free(e->cfl);
+    e->cfl = NULL;
     e->orig = NULL;
     mmp_codec_free(&e->c);
     mmp_order_free(&e->order);
@@ -442,6 +458,21 @@ static int report_progress(encoder *e, long n)
     return 0;
 }
 
+/* The squared error of plane p's output against its padded original
+ * (plane p's input, whose own copy is gone). */
+static void add_error(encoder *e, int p)
+{
+    const int w = e->lay.w[p], h = e->lay.h[p], pw = e->c.plane.width;
+    uint64_t ssd = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int64_t d = (int64_t)e->orig[(long)y * pw + x] - e->out[p][(long)y * w + x];
+            ssd += (uint64_t)(d * d);
+        }
+    e->ssd[p] += ssd;
+    e->nsamples[p] += (uint64_t)w * h;
+}
+
 /* Plane p through the MMP machinery, step by step. */
 static int encode_plane(encoder *e, int p)
 {
@@ -488,9 +519,19 @@ static int encode_plane(encoder *e, int p)
                             e->mode_leaves[m]);
         mmp_log(&e->log, MMP_LOG_INFO, "plane %d: prediction leaves per mode:%s", p, line);
     }
+    /* The restoration filter reads the plane and its original alone: the
+     * search and the dictionary go first, so that a tile's memory does not
+     * peak with the filter's fit on top of them. */
+    if (!err) {
+        for (int k = 0; k < MMP_NSCALES; k++)
+            e->dict_elements += e->c.dict.n[k];
+        release_search(e);
+    }
     if (!err) {
         const double t0 = mmp_now_seconds();
         err = restore_plane(e, p);
+        if (!err && !e->in[p])
+            add_error(e, p);
         e->plane_restore_s = mmp_now_seconds() - t0;
         e->code_s += e->plane_restore_s;
         if (!err && e->st->verbose)
@@ -498,8 +539,6 @@ static int encode_plane(encoder *e, int p)
                     "plane %d: coding %.3f s, dictionary updates and the blocks' checks %.3f s, "
                     "restoration filter %.3f s",
                     p, e->plane_code_s, e->plane_update_s, e->plane_restore_s);
-        for (int k = 0; k < MMP_NSCALES; k++)
-            e->dict_elements += e->c.dict.n[k];
     }
     tear_down_plane(e);
     return err;
@@ -654,6 +693,8 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
         err = finish_tile(e, payload, plen);
     for (int p = 0; !err && p < e->lay.nplanes; p++) {
         const size_t n = (size_t)e->lay.w[p] * e->lay.h[p];
+        if (!e->in[p])
+            continue; /* added with its restoration (add_error) */
         e->ssd[p] += mmp_ssd(e->in[p], e->out[p], n);
         e->nsamples[p] += n;
     }
