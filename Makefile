@@ -4,6 +4,8 @@
 #   make check    build and run every test (cmocka)
 #   make check-python  the Python package python/ against the installed library
 #   make check-viewers the viewers' plugins (plugins/) as installed, through the viewers
+#   make web      the decoder in WebAssembly and the page that shows .mmp files: build/web/
+#   make check-web     that page in headless Chromium against mmp-dec
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
 #   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
@@ -334,6 +336,53 @@ check-python: all
 	    $$st/venv/bin/python -m pytest -q -p no:cacheprovider python/tests; \
 	rm -rf $$st
 	@echo "check-python: installed the library and python/ into a venv, python/tests passed, removed"
+
+# ---------------------------------------------------------------- make web, make check-web
+# web: the decoder built to WebAssembly with emscripten (Debian's emcc:
+# scripts/install-deps.sh --web) and the page that shows .mmp files, as a
+# folder to serve over http: $(WEB_BUILD)/ holds index.html and view.js
+# (from web/), mmp.js (emscripten's loader, createMmpModule()) and
+# mmp.wasm. It compiles libmmpdec's sources (DEC_SRC) and web/mmp_wasm.c
+# with the normative flags (-ffp-contract=off, no -ffast-math) and without
+# pthreads: the module runs on one thread, its crews with no helper.
+WEB_CC     ?= emcc
+WEB_BUILD   = $(BUILD)/web
+WEB_OPT    ?= -O3
+WEB_CFLAGS  = $(filter-out -pthread -fopenmp -DMMP_HAVE_OPENMP -DMMP_HAVE_OPENCL,$(MMP_CFLAGS)) $(WEB_OPT)
+WEB_OBJ     = $(DEC_SRC:%.c=$(WEB_BUILD)/obj/%.o) $(WEB_BUILD)/obj/web/mmp_wasm.o
+WEB_LDFLAGS = $(WEB_OPT) -sMODULARIZE=1 -sEXPORT_NAME=createMmpModule -sENVIRONMENT=web \
+              -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 \
+              -sEXPORTED_FUNCTIONS=_malloc,_free -sEXPORTED_RUNTIME_METHODS=UTF8ToString
+WEB_PAGE    = web/index.html web/view.js
+
+.PHONY: web check-web
+web: $(WEB_BUILD)/mmp.js $(WEB_PAGE:web/%=$(WEB_BUILD)/%)
+
+$(WEB_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(WEB_CC) $(WEB_CFLAGS) -c $< -o $@
+
+# emcc writes mmp.wasm beside mmp.js. Its JavaScript optimiser needs
+# Debian's acorn (node-acorn, in /usr/share/nodejs), which a node not
+# Debian's (NodeSource's) does not look for by itself.
+$(WEB_BUILD)/mmp.js: $(WEB_OBJ)
+	NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} $(WEB_CC) $(WEB_LDFLAGS) -o $@ $^
+
+$(WEB_BUILD)/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+-include $(WEB_OBJ:.o=.d)
+
+# check-web: the page in headless Chromium (tests/web/check-web.js, on
+# Debian's node and chromium alone, driven over the DevTools protocol):
+# every conformance stream opened in it shows the pixels of mmp-dec's PNG
+# output in 8 bits, one dropped on it too, and bad files show mmp-dec's
+# error. The packages come from scripts/install-deps.sh --web.
+check-web: all
+	@sh scripts/install-deps.sh --if-missing --web
+	@$(MAKE) --no-print-directory web
+	node tests/web/check-web.js $(WEB_BUILD) $(BIN)/mmp-dec tests/conformance/*.mmp
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results for two sets of images: make rd makes both, make

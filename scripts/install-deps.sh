@@ -9,6 +9,8 @@
 #                                        check-python only)
 #   scripts/install-deps.sh --viewers    also gdk-pixbuf's headers and tools, and ImageMagick
 #                                        (make check-viewers only)
+#   scripts/install-deps.sh --web        also emscripten, chromium and node (make web and make
+#                                        check-web only)
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
@@ -23,6 +25,10 @@ PYTHON="python3 python3-venv python3-pip python3-setuptools python3-numpy python
 # gdk-pixbuf-query-loaders and gdk-pixbuf-thumbnailer, update-mime-database
 # (shared-mime-info), and ImageMagick 6 (convert, compare).
 VIEWERS="libgdk-pixbuf-2.0-dev libgdk-pixbuf2.0-bin shared-mime-info imagemagick"
+# The decoder in WebAssembly (emcc, with its own clang, lld and binaryen) and
+# the page's test: headless chromium driven by node (which emscripten needs
+# too).
+WEB="emscripten chromium nodejs"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0
@@ -33,6 +39,7 @@ for arg in "$@"; do
     --fuzz) PKGS="$PKGS $FUZZ" ;;
     --python) PKGS="$PKGS $PYTHON" ;;
     --viewers) PKGS="$PKGS $VIEWERS" ;;
+    --web) PKGS="$PKGS $WEB" ;;
     *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
     esac
 done

@@ -6,9 +6,10 @@
  *  - scripts/check-layers: a file of each folder that includes only what
  *    its folder may passes; the decoder side including the encoder side,
  *    the shared code including the decoder, the engines or the front ends
- *    reaching into the library's insides, a plugin including anything but
- *    mmp/mmp.h and its own folder, and the public header including a
- *    project header each fail, naming the file and the include;
+ *    (the browser's too) reaching into the library's insides, a plugin
+ *    including anything but mmp/mmp.h and its own folder, and the public
+ *    header including a project header each fail, naming the file and the
+ *    include;
  *  - scripts/check-history: present-tense comments pass; a numbered working
  *    period (also wrapped onto a second line), a date, a commit hash and a
  *    timing each fail, naming the file and line; docs/results.md may hold
@@ -99,6 +100,7 @@ static void good_tree(void)
     put("mmp/imageio/pnm.c", "#include \"common/error.h\"\n#include \"mmp/mmp.h\"\n");
     put("mmp/cli/enc_main.c", "#include \"mmp/imageio/pnm.h\"\n#include \"mmp/mmp.h\"\n");
     put("plugins/gdk-pixbuf/io-mmp.c", "#include <gdk-pixbuf/gdk-pixbuf-io.h>\n#include \"mmp/mmp.h\"\n");
+    put("web/mmp_wasm.c", "#include \"mmp/mmp.h\"\n");
 }
 
 /* The good tree passes; each planted include fails and is named. */
@@ -122,6 +124,7 @@ static void test_layers(void **state)
         {"plugins/gdk-pixbuf/io-mmp.c", "common/error.h"}, /* plugins through mmp.h */
         {"plugins/gdk-pixbuf/io-mmp.c", "mmp/dec/decoder.h"},
         {"plugins/gdk-pixbuf/io-mmp.c", OTHER_PLUGIN}, /* nor each other */
+        {"web/mmp_wasm.c", "mmp/dec/decoder.h"},      /* the browser through mmp.h */
     };
     good_tree();
     assert_int_equal(check("check-layers"), 0);
