@@ -55,22 +55,30 @@ class Page {
 
 class Browser {
   // Starts the browser (CHROMIUM or /usr/bin/chromium). --no-sandbox: CI
-  // runs as root, where Chromium's sandbox refuses to start.
+  // runs as root, where Chromium's sandbox refuses to start;
+  // --disable-dev-shm-usage: a container's /dev/shm is often too small.
   static async launch() {
     const b = new Browser();
     b.profile = fs.mkdtempSync(path.join(os.tmpdir(), 'mmp-web-'));
     const exe = process.env.CHROMIUM || '/usr/bin/chromium';
-    const args = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-                  '--no-default-browser-check', '--disable-extensions', '--disable-sync',
-                  '--disable-background-networking', '--disable-component-update',
+    const args = ['--headless', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
+                  '--no-first-run', '--no-default-browser-check', '--disable-extensions',
+                  '--disable-sync', '--disable-background-networking', '--disable-component-update',
                   '--remote-debugging-pipe', `--user-data-dir=${b.profile}`, 'about:blank'];
     b.proc = spawn(exe, args, {stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe']});
-    b.log = '';
+    b.log = ''; // the end of the browser's stderr, for a failure's report
     b.proc.stderr.on('data', (d) => { b.log = (b.log + d).slice(-20000); });
     b.proc.on('exit', (code, sig) => b.fail(new Error(`chromium exited (${code ?? sig})`)));
     b.proc.on('error', (e) => b.fail(e));
     b.proc.stdio[4].on('data', (d) => b.receive(d));
-    await b.send('Target.setDiscoverTargets', {discover: true});
+    for (const fd of [3, 4])
+      b.proc.stdio[fd].on('error', (e) => b.fail(new Error(`chromium's pipe: ${e.message}`)));
+    try {
+      await b.send('Target.setDiscoverTargets', {discover: true});
+    } catch (e) {
+      await b.close();
+      throw e;
+    }
     return b;
   }
 
@@ -154,12 +162,17 @@ class Browser {
   // kills it) and removes its profile.
   async close() {
     this.proc.removeAllListeners('exit');
-    const exited = this.proc.exitCode !== null || this.proc.signalCode !== null ? Promise.resolve()
-        : new Promise((resolve) => this.proc.once('exit', resolve));
-    this.send('Browser.close').catch(() => {}); // it may be gone already
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    const gone = () => this.proc.exitCode !== null || this.proc.signalCode !== null;
+    const exited = new Promise((resolve) => {
+      this.proc.once('exit', resolve);
+      this.proc.once('error', resolve); // it never started
+    });
+    if (!gone()) {
+      this.send('Browser.close').catch(() => {}); // it may be gone already
+      const timer = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 6000))]);
+      clearTimeout(timer);
+    }
     fs.rmSync(this.profile, {recursive: true, force: true, maxRetries: 3});
   }
 }

@@ -113,9 +113,9 @@ async function main() {
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mmp-check-web-'));
   const server = await serve(site);
-  const browser = await Browser.launch();
-  let page;
+  let browser, page;
   try {
+    browser = await Browser.launch();
     page = await browser.open(server.url);
     await page.waitFor(`document.body.dataset.state !== 'loading'`);
     const state = await page.evaluate('document.body.dataset.state');
@@ -154,9 +154,13 @@ async function main() {
     console.error(`check-web: ${e.message}`);
     if (page && page.messages.length)
       console.error(`check-web: the page's console:\n  ${page.messages.join('\n  ')}`);
+    // Chromium's stderr is noise (D-Bus, GPU) unless it died or hung.
+    if (browser && (browser.failed || /timed out/.test(e.message)) && browser.log.trim())
+      console.error(`check-web: the end of chromium's stderr:\n${browser.log.slice(-3000)}`);
     process.exitCode = 1;
   } finally {
-    await browser.close();
+    if (browser)
+      await browser.close();
     await server.close();
     fs.rmSync(tmp, {recursive: true, force: true});
   }
