@@ -378,11 +378,14 @@ $(WEB_BUILD)/%: web/%
 # Debian's node and chromium alone, driven over the DevTools protocol):
 # every conformance stream opened in it shows the pixels of mmp-dec's PNG
 # output in 8 bits, one dropped on it too, and bad files show mmp-dec's
-# error. The packages come from scripts/install-deps.sh --web.
+# error; so does tests/web/grad-2048.mmp (2048 x 2048, four tiles: its
+# decode grows the module's memory past its start). The packages come
+# from scripts/install-deps.sh --web.
 check-web: all
 	@sh scripts/install-deps.sh --if-missing --web
 	@$(MAKE) --no-print-directory web
-	node tests/web/check-web.js $(WEB_BUILD) $(BIN)/mmp-dec tests/conformance/*.mmp
+	node tests/web/check-web.js $(WEB_BUILD) $(BIN)/mmp-dec tests/conformance/*.mmp \
+	    tests/web/grad-2048.mmp
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results for two sets of images: make rd makes both, make
