@@ -355,10 +355,13 @@ WEB_LDFLAGS = $(WEB_OPT) -sMODULARIZE=1 -sEXPORT_NAME=createMmpModule -sENVIRONM
               -sEXPORTED_FUNCTIONS=_malloc,_free -sEXPORTED_RUNTIME_METHODS=UTF8ToString
 WEB_PAGE    = web/index.html web/view.js
 
-.PHONY: web check-web
+.PHONY: web check-web web-cc
 web: $(WEB_BUILD)/mmp.js $(WEB_PAGE:web/%=$(WEB_BUILD)/%)
 
-$(WEB_BUILD)/obj/%.o: %.c
+web-cc:
+	@command -v $(WEB_CC) >/dev/null || { echo "make web: no $(WEB_CC); scripts/install-deps.sh --web installs emscripten" >&2; exit 1; }
+
+$(WEB_BUILD)/obj/%.o: %.c | web-cc
 	@mkdir -p $(dir $@)
 	$(WEB_CC) $(WEB_CFLAGS) -c $< -o $@
 
