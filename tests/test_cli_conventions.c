@@ -53,6 +53,27 @@ static void test_quality_table_stated(void **state)
     assert_same_table(&th, "mmp.h", &tman, "mmp-enc.1");
 }
 
+/* The manual pages' headers name the library's version. */
+static void test_manual_version(void **state)
+{
+    (void)state;
+    const char *pages[] = {"mmp/cli/mmp-enc.1", "mmp/cli/mmp-dec.1"};
+    const char *want = "\"mmp " MMP_VERSION_STRING "\"";
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        char *man = (char *)slurp(pages[i], &len);
+        if (!man)
+            fail_msg("cannot read %s (the tests run from the repository's root)", pages[i]);
+        const char *th = strstr(man, "\n.TH ");
+        const char *eol = th ? strchr(th + 1, '\n') : NULL;
+        const char *v = th ? strstr(th, want) : NULL;
+        const int ok = v && (!eol || v < eol);
+        free(man);
+        if (!ok)
+            fail_msg("%s: its .TH line does not name %s", pages[i], want);
+    }
+}
+
 static void assert_same_content(const char *a, const char *b)
 {
     char p[256];
@@ -225,7 +246,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
     const struct CMUnitTest tests[] = {
         T(test_quality_table_stated), T(test_enc_quality),      T(test_quiet),
-        T(test_enc_output_option),    T(test_output_extensions),
+        T(test_enc_output_option),    T(test_output_extensions), T(test_manual_version),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, cli_group_teardown);
