@@ -241,24 +241,34 @@ void mmp_restore_rows(const mmp_restore *r, const int32_t *rec, int stride, int 
     long off[MMP_RF_TAPS];
     for (int k = 0; k < MMP_RF_TAPS; k++)
         off[k] = (long)mmp_rf_tap[k][0] * stride + mmp_rf_tap[k][1];
+    int32_t csum[MMP_RF_MAX_FILTERS]; /* each filter's sum of coefficients */
+    for (int f = 0; f < r->nfilters && f < MMP_RF_MAX_FILTERS; f++) {
+        csum[f] = 0;
+        for (int k = 0; k < MMP_RF_TAPS; k++)
+            csum[f] += r->coef[f][k];
+    }
     for (int y = y0; y < y1; y++) {
         const int in_y = y >= 3 && y + 3 < h;
         for (int gx = 0; gx < gw; gx++) {
             const int x0 = 4 * gx;
             if (!region_on(r, y, x0))
                 continue;
-            const int16_t *c = r->coef[r->map[cls[(long)(y / 4) * gw + gx]]];
+            const int f = r->map[cls[(long)(y / 4) * gw + gx]];
+            const int16_t *c = r->coef[f];
             if (in_y && x0 >= 3 && x0 + 4 + 3 <= w) {
-                /* Four samples away from every edge: in 32 bits, which hold
-                 * 12 * 127 * 2 * 65535 with room to spare. */
+                /* Four samples away from every edge: sum c_k (a + b - 2 p)
+                 * as sum c_k (a + b) - 2 p sum c_k, each part within
+                 * 12 * 127 * 2 * 65535, in 32 bits with room to spare. */
                 const int32_t *p = rec + (long)y * stride + x0;
                 int32_t acc[4] = {0, 0, 0, 0};
                 for (int k = 0; k < MMP_RF_TAPS; k++) {
                     const int32_t ck = c[k];
                     const long o = off[k];
                     for (int j = 0; j < 4; j++)
-                        acc[j] += ck * (p[j + o] + p[j - o] - 2 * p[j]);
+                        acc[j] += ck * (p[j + o] + p[j - o]);
                 }
+                for (int j = 0; j < 4; j++)
+                    acc[j] -= 2 * p[j] * csum[f];
                 for (int j = 0; j < 4; j++) {
                     const int64_t v = p[j] + floor_shift((int64_t)acc[j] + (1 << (MMP_RF_SHIFT - 1)));
                     out[y * ostride + x0 + j] = (uint16_t)(v < 0 ? 0 : v > maxval ? maxval : v);
