@@ -18,7 +18,11 @@
 #include "common/error.h"
 #include "common/wait.h"
 
-#define WAYS 4
+/* Entries per (leaf, mode). Each holds a leaf's matches at every node (up
+ * to 961 of them) for as long as the plane is searched; two ways find the
+ * repeats almost as often as four, in half the memory (docs/tuning.md,
+ * "Encoder memory"). */
+#define WAYS 2
 #define LEAVES 49 /* prediction leaves of a 16x16 block: 4x4 up to 16x16 */
 
 enum { ENTRY_EMPTY, ENTRY_PENDING, ENTRY_VALID };
