@@ -31,6 +31,7 @@
 #include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search.h"
 #include "mmp/enc/search_tx.h"
+#include "mmp/enc/tiles.h"
 #include "mmp/common/syntax.h"
 
 /* One encode: what its planes and steps share. */
@@ -645,20 +646,6 @@ static void tear_down(encoder *e)
     free_planes(e);
 }
 
-/* Samples [x, x + w) x [y, y + h) of img as an image of their own. */
-static int crop(const mmp_image *img, const mmp_tile *t, mmp_image *out)
-{
-    const int ch = mmp_image_channels(img);
-    const int err = mmp_image_alloc_channels(out, (int)t->w, (int)t->h, ch, img->maxval);
-    if (err)
-        return err;
-    for (uint32_t y = 0; y < t->h; y++)
-        memcpy(out->pix + (size_t)y * t->w * (size_t)ch,
-               img->pix + ((size_t)(t->y + y) * img->width + t->x) * (size_t)ch,
-               sizeof(uint16_t) * t->w * (size_t)ch);
-    return 0;
-}
-
 /*
  * Tile i of the image: cropped (unless it is the whole image), coded as an
  * image of its own with the header's parameters, its payload into
@@ -673,7 +660,7 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
     const mmp_image *img = e->img_whole;
     mmp_image part = {0};
     if (t.w != (uint32_t)img->width || t.h != (uint32_t)img->height) {
-        if (crop(img, &t, &part))
+        if (mmp_enc_crop_tile(img, &t, &part))
             return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
         img = &part;
     }
@@ -744,32 +731,6 @@ static void *run_worker(void *arg)
     return NULL;
 }
 
-/*
- * How many tiles are coded at once with `threads` threads: W workers of
- * threads / W each take ntiles / W rounds (rounded up) of tiles, and a tile
- * on k threads takes about 1 / sqrt(k) of its time on one, since the ends
- * of its wavefront keep a team waiting for the few blocks of the first and
- * last steps. The fewest rounds so weighed, the most workers where several
- * do as well. On a 16-core host 24 tiles go to 12 workers, which was
- * faster than 16 of one thread each (the last round half empty) or 8 of two
- * (docs/tuning.md, "Tiles in parallel").
- */
-static int count_workers(uint32_t ntiles, int threads)
-{
-    const int most = ntiles < (uint32_t)threads ? (int)ntiles : threads;
-    int best = 1;
-    double best_cost = (double)ntiles / sqrt((double)threads);
-    for (int w = 2; w <= most; w++) {
-        const double rounds = (double)((ntiles + (uint32_t)w - 1) / (uint32_t)w);
-        const double cost = rounds / sqrt((double)threads / w);
-        if (cost <= best_cost * (1 + 1e-9)) {
-            best_cost = cost;
-            best = w;
-        }
-    }
-    return best;
-}
-
 int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
                mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen)
 {
@@ -819,7 +780,7 @@ int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size
     /* Several tiles at once on an engine that runs threads (mmp/enc/engine_start.h). */
     const mmp_engine_ops *tile_eng = ntiles > 1 ? mmp_engines_tile_engine(st) : NULL;
     const int threads = st->threads > 0 ? st->threads : mmp_spare_cores();
-    const int nw = tile_eng ? count_workers(ntiles, threads) : 1;
+    const int nw = tile_eng ? mmp_enc_tile_workers(ntiles, threads) : 1;
     tw.payload = calloc(ntiles, sizeof *tw.payload);
     tw.plen = calloc(ntiles, sizeof *tw.plen);
     worker *w = calloc((size_t)nw, sizeof *w);
