@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "mmp/mmp.h"
+
 #define QUALITY_MAX_PAIRS 32
 
 typedef struct quality_pairs {
@@ -81,6 +83,17 @@ static inline void quality_pairs_of_header(quality_pairs *t)
         fail_msg("cannot read mmp/mmp.h (the tests run from the repository's root)");
     text[n] = 0;
     quality_pairs_between(text, "Lambda is interpolated in a table", "For q between", t, "mmp.h");
+}
+
+/* mmp_set_quality's lambda for q; it sets max_error -1 too. */
+static inline double quality_lambda_of(double q)
+{
+    mmp_settings st;
+    mmp_default_settings(&st);
+    st.max_error = 7;
+    assert_int_equal(mmp_set_quality(&st, q), MMP_OK);
+    assert_int_equal(st.max_error, -1);
+    return st.lambda;
 }
 
 #endif

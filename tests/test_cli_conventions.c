@@ -86,17 +86,6 @@ static void assert_same_content(const char *a, const char *b)
     free(d);
 }
 
-/* mmp_set_quality's lambda for q (and max_error -1). */
-static double lambda_of(double q)
-{
-    mmp_settings st;
-    mmp_default_settings(&st);
-    st.max_error = 7;
-    assert_int_equal(mmp_set_quality(&st, q), MMP_OK);
-    assert_int_equal(st.max_error, -1);
-    return st.lambda;
-}
-
 /* ------------------------------------------------------------ mmp-enc -q */
 
 /* The lambda= of a --stats line in cap_out. */
@@ -131,7 +120,7 @@ static void test_enc_quality(void **state)
     assert_content("d.mmp", good_mmp, good_len);
     /* A quality between points: the library's lambda, in the file. */
     expect_ok("$ENC --stats --quality=33.3 in.pgm q33.mmp > s.txt && cat s.txt");
-    assert_true(stats_lambda() == lambda_of(33.3));
+    assert_true(stats_lambda() == quality_lambda_of(33.3));
     expect_ok("$ENC -q 85 in.pgm q85.mmp");
     assert_true(file_size("q33.mmp") < file_size("q85.mmp"));
     /* 100: lossless, the bytes of --lossless, the input back. */

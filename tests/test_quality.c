@@ -18,17 +18,6 @@
 #include "mmp/mmp.h"
 #include "quality_pairs.h"
 
-/* mmp_set_quality's lambda for q; it sets max_error -1 too. */
-static double lambda_of(double q)
-{
-    mmp_settings st;
-    mmp_default_settings(&st);
-    st.max_error = 7;
-    assert_int_equal(mmp_set_quality(&st, q), MMP_OK);
-    assert_int_equal(st.max_error, -1);
-    return st.lambda;
-}
-
 static void test_quality_table(void **state)
 {
     (void)state;
@@ -36,8 +25,8 @@ static void test_quality_table(void **state)
     quality_pairs_of_header(&t);
     assert_true(t.q[0] == 0 && t.q[t.n - 1] < 100);
     for (int i = 0; i < t.n; i++) {
-        if (lambda_of(t.q[i]) != t.lambda[i])
-            fail_msg("quality %g: lambda %.17g, mmp.h says %g", t.q[i], lambda_of(t.q[i]),
+        if (quality_lambda_of(t.q[i]) != t.lambda[i])
+            fail_msg("quality %g: lambda %.17g, mmp.h says %g", t.q[i], quality_lambda_of(t.q[i]),
                      t.lambda[i]);
         if (i > 0 && !(t.q[i] > t.q[i - 1] && t.lambda[i] < t.lambda[i - 1]))
             fail_msg("the table is not monotone at %g:%g", t.q[i], t.lambda[i]);
@@ -46,21 +35,22 @@ static void test_quality_table(void **state)
             const double q = t.q[i] + f * (t.q[i + 1] - t.q[i]);
             const double want =
                 (double)llround(t.lambda[i] * pow(t.lambda[i + 1] / t.lambda[i], f) * 256) / 256;
-            if (lambda_of(q) != want)
-                fail_msg("quality %g: lambda %.17g, the formula %.17g", q, lambda_of(q), want);
+            if (quality_lambda_of(q) != want)
+                fail_msg("quality %g: lambda %.17g, the formula %.17g", q, quality_lambda_of(q),
+                         want);
         }
     }
     /* Every whole quality up to the last point a smaller lambda than the
      * one before; from there to 100 the last point's. */
     for (int q = 1; q <= t.q[t.n - 1]; q++)
-        if (!(lambda_of(q) < lambda_of(q - 1)))
-            fail_msg("quality %d: lambda %g, not below quality %d's %g", q, lambda_of(q), q - 1,
-                     lambda_of(q - 1));
-    assert_true(lambda_of(99.99) == t.lambda[t.n - 1]);
+        if (!(quality_lambda_of(q) < quality_lambda_of(q - 1)))
+            fail_msg("quality %d: lambda %g, not below quality %d's %g", q, quality_lambda_of(q),
+                     q - 1, quality_lambda_of(q - 1));
+    assert_true(quality_lambda_of(99.99) == t.lambda[t.n - 1]);
     /* The default quality is the default lambda. */
     mmp_settings def;
     mmp_default_settings(&def);
-    assert_true(lambda_of(MMP_DEFAULT_QUALITY) == def.lambda);
+    assert_true(quality_lambda_of(MMP_DEFAULT_QUALITY) == def.lambda);
 }
 
 /* 100 is lossless, lambda left alone; out of range, NaN and NULL are

@@ -13,10 +13,8 @@
 # with the size, alpha and pixels of the PNG that mmp-dec writes for it
 # read by gdk-pixbuf's PNG loader (grey, grey and alpha, colour, colour and
 # alpha; maxvals 1, 15, 255, 1023, 4095, 65535; and every sample of
-# maxvals 31 and 63) and with its ICC profile;
-# that a
-# maxval PNG cannot hold (1000) comes to 8 bits by rounding, values worked
-# out by hand; that a file of another name is told by its "MMPi"; that
+# maxvals 31 and 63) and with its ICC profile; that a maxval PNG cannot
+# hold (1000) comes to 8 bits by rounding, values worked out by hand; that a file of another name is told by its "MMPi"; that
 # broken files fail with a GdkPixbufError that names MMP; and that
 # gdk-pixbuf-thumbnailer makes a thumbnail. Prints one line per failure and
 # exits 1; one summary line otherwise.
