@@ -186,8 +186,9 @@ typedef struct mmp_settings {
                              * program that runs several encodes at once on threads of
                              * its own gives each its share */
     int dict_cap;           /* dictionary elements per scale, 64 to 16384; 0 (default): the
-                             * speed's, MMP_DEFAULT_DICT_CAP, or MMP_FAST_DICT_CAP at speeds
-                             * 3 and 4 (docs/results.md, "Speed presets") */
+                             * speed's: MMP_DEFAULT_DICT_CAP, MMP_FAST_DICT_CAP at speeds
+                             * 3 and 4, MMP_FASTEST_DICT_CAP above (docs/results.md,
+                             * "Speed presets") */
     double redundancy;      /* redundancy threshold: a new pattern joins a scale only if its
                              * mean squared distance per pixel to every element there exceeds
                              * this; < 0 (default) derives it from lambda */
@@ -196,7 +197,8 @@ typedef struct mmp_settings {
                              * raster's; or MMP_ORDER_RASTER, the published algorithm */
     int speed;              /* search effort, 0..MMP_MAX_SPEED: 0 searches exhaustively,
                              * 1 (default) ranks the modes and matches the best few;
-                             * each higher preset prunes more of the
+                             * 6 and above match no dictionary, the transform residual
+                             * alone; each higher preset prunes more of the
                              * encoder's search (docs/results.md, "Speed presets"). The format and
                              * the decoder are the same at every speed, and every engine
                              * writes the same bytes at a given speed */
@@ -274,6 +276,10 @@ typedef struct mmp_settings {
  * elements beyond it win little rate back (docs/tuning.md, "Speed
  * presets": most on large images) and cost search time. */
 #define MMP_FAST_DICT_CAP 512
+/* Speed 5's, which gives the dictionary one mode and 128 elements (0.2 %
+ * more rate than 512 in nearly two thirds of the time), and the faster
+ * presets', which search no dictionary (docs/results.md, "Speed presets"). */
+#define MMP_FASTEST_DICT_CAP 128
 /* Largest max_error (mmp_settings). */
 #define MMP_MAX_ERROR 32767
 /* How lossless and near-lossless planes are coded (mmp_settings.residual,
@@ -283,7 +289,7 @@ typedef struct mmp_settings {
 #define MMP_RESIDUAL_AFTER_MMP 1
 #define MMP_RESIDUAL_ALONE 2
 /* The fastest speed preset (mmp_settings.speed). */
-#define MMP_MAX_SPEED 4
+#define MMP_MAX_SPEED 10
 
 /* The defaults into the first `size` bytes of *s, size into s->size, and
  * zeros past the fields this library knows. Returns 0, or MMP_EINVAL for

@@ -362,8 +362,8 @@ void mmp_predict_angle(const mmp_plane *p, int angle, int y0, int x0, int h, int
         pred_dc(&r, h, w, out);
 }
 
-void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out,
-                     int32_t *angles)
+void mmp_predict_some(const mmp_plane *p, int y0, int x0, int h, int w, unsigned modes,
+                      uint32_t dirs, int32_t *out, int32_t *angles)
 {
     refs r;
     const int sz = h * w;
@@ -371,11 +371,20 @@ void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *
     build_refs(p, y0, x0, h, w, &r);
     build_filters(&r);
     for (int mode = 0; mode < MMP_NUM_MODES; mode++)
-        if (mode != MMP_PRED_ANG || !angles)
+        if ((modes >> mode & 1) && (mode != MMP_PRED_ANG || !angles))
             predict_mode(p, &r, mode, y0, x0, h, w, out + (size_t)mode * sz);
     if (!angles)
         return;
     for (int k = 0; k < MMP_NUM_ANGLES; k++)
-        pred_angle(&r, k, h, w, angles + (size_t)k * sz);
-    memcpy(out + (size_t)MMP_PRED_ANG * sz, angles, sizeof(int32_t) * (size_t)sz);
+        if (dirs >> k & 1)
+            pred_angle(&r, k, h, w, angles + (size_t)k * sz);
+    if (modes >> MMP_PRED_ANG & 1)
+        memcpy(out + (size_t)MMP_PRED_ANG * sz, angles, sizeof(int32_t) * (size_t)sz);
+}
+
+void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out,
+                     int32_t *angles)
+{
+    mmp_predict_some(p, y0, x0, h, w, (1u << MMP_NUM_MODES) - 1,
+                     (uint32_t)((1ull << MMP_NUM_ANGLES) - 1), out, angles);
 }

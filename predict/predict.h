@@ -58,4 +58,10 @@ void mmp_predict_angle(const mmp_plane *p, int angle, int y0, int x0, int h, int
 void mmp_predict_all(const mmp_plane *p, int y0, int x0, int h, int w, int32_t *out,
                      int32_t *angles);
 
+/* As mmp_predict_all, but only the modes of mask `modes` (bit m: mode m) and
+ * the directions of mask `dirs` (bit k: direction k; with angles non-NULL);
+ * the others' places in out and angles are left as they were. */
+void mmp_predict_some(const mmp_plane *p, int y0, int x0, int h, int w, unsigned modes,
+                      uint32_t dirs, int32_t *out, int32_t *angles);
+
 #endif

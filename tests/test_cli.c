@@ -87,7 +87,7 @@ static void test_enc_bad_options(void **state)
     expect_fail(2, "mmp-enc", "dictionary", NULL, "$ENC -d 10 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "dictionary", NULL, "$ENC -d 99999 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "thread", NULL, "$ENC -t -1 in.pgm OUT.mmp");
-    expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed 5 in.pgm OUT.mmp");
+    expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed 11 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed -1 in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "speed", NULL, "$ENC --speed fast in.pgm OUT.mmp");
     expect_fail(2, "mmp-enc", "nosuch", NULL, "$ENC -e nosuch in.pgm OUT.mmp");

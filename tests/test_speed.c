@@ -14,7 +14,9 @@
  *    create() fails here (opencl without a device) is skipped, saying why;
  * 4. a speed out of range is refused;
  * 5. the header's dictionary size is the preset's where the settings give
- *    none, else theirs; no preset's dictionary is larger than a slower one's.
+ *    none, else theirs; no preset's dictionary is larger than a slower one's;
+ * 6. the presets that search no dictionary still code planes without the
+ *    transform residual (dct off), with the best mode's dictionary search.
  *
  * The test images are found in $MMP_IMAGES, else ./images, else ../images.
  */
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search.h"
 #include "util.h"
 
@@ -59,20 +62,36 @@ static void test_presets(void **state)
     assert_int_equal(p.rdoq_only, 0);
     assert_int_equal(p.dict_cap, MMP_DEFAULT_DICT_CAP);
     assert_int_equal(MMP_MAX_SPEED, MMP_SEARCH_MAX_SPEED);
+    assert_int_equal(p.no_lsp, 0);
+    assert_int_equal(p.square, 0);
+    assert_int_equal(p.dir_step, 1);
+    assert_int_equal(p.min_log2, MMP_LOG2_PMIN);
+    assert_int_equal(p.fit_rounds, MMP_RESTORE_FIT_ROUNDS);
+    int tx_only = 0;
     for (int sp = 1; sp <= MMP_SEARCH_MAX_SPEED; sp++) {
         mmp_search_speed_preset(sp, &q);
         /* Each prunes what the one below does, and more; the transform
          * prices at least the modes the engine gets. */
-        assert_true(q.modes >= 1 && q.modes <= p.modes);
-        assert_true(q.tx_modes >= q.modes && q.tx_modes <= p.tx_modes);
+        assert_true(q.modes >= 0 && q.modes <= p.modes);
+        assert_true(q.tx_modes >= 1 && q.tx_modes >= q.modes && q.tx_modes <= p.tx_modes);
         assert_true(q.no_narrow >= p.no_narrow);
         assert_true(q.tx_skip >= p.tx_skip);
         assert_true(q.rdoq_only >= p.rdoq_only);
+        assert_true(q.no_lsp >= p.no_lsp);
+        assert_true(q.square >= p.square);
+        assert_true(q.dir_step >= p.dir_step && q.dir_step <= MMP_NUM_ANGLES);
+        assert_true(q.min_log2 >= p.min_log2 && q.min_log2 < MMP_LOG2B);
+        assert_true(q.fit_rounds >= 1 && q.fit_rounds <= p.fit_rounds);
         assert_true(q.dict_cap >= MMP_MIN_DICT_CAP && q.dict_cap <= p.dict_cap);
         assert_true(q.modes < p.modes || q.tx_modes < p.tx_modes || q.no_narrow > p.no_narrow ||
-                    q.tx_skip > p.tx_skip || q.rdoq_only > p.rdoq_only);
+                    q.tx_skip > p.tx_skip || q.rdoq_only > p.rdoq_only || q.no_lsp > p.no_lsp ||
+                    q.square > p.square || q.dir_step > p.dir_step || q.min_log2 > p.min_log2 ||
+                    q.dict_cap < p.dict_cap || q.fit_rounds < p.fit_rounds);
+        tx_only += q.modes == 0;
         p = q;
     }
+    /* The fastest presets code every leaf with the transform. */
+    assert_true(tx_only >= 1);
 }
 
 /* The default's preset set explicitly: the same bytes. */
@@ -270,13 +289,59 @@ static void test_out_of_range(void **state)
     mmp_image_free(&img);
 }
 
+/* Presets that search no dictionary (modes 0) on planes without the
+ * transform residual (dct off): the leaves keep the best mode's dictionary
+ * search, and the decoder rebuilds the reconstruction. */
+static void test_tx_only_without_transform(void **state)
+{
+    (void)state;
+    mmp_image img = {0}, c = {0};
+    load_image("camera", &img);
+    crop(&img, 200, 120, 48, 32, &c);
+    mmp_image_free(&img);
+    int n = 0;
+    for (int sp = 0; sp <= MMP_MAX_SPEED; sp++) {
+        mmp_search_speed p;
+        mmp_search_speed_preset(sp, &p);
+        if (p.modes)
+            continue;
+        mmp_settings s;
+        mmp_default_settings(&s);
+        s.engine = "seq";
+        s.speed = sp;
+        s.dct = 0;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        mmp_image recon = {0}, dec = {0};
+        encode_settings_or_fail(&s, &c, &buf, &len, &recon);
+        char err[256] = "";
+        if (mmp_decode(buf, len, &dec, err, sizeof err))
+            fail_msg("speed %d, dct off: decode failed: %s", sp, err);
+        if (memcmp(dec.pix, recon.pix, (size_t)c.width * c.height * sizeof *dec.pix) != 0)
+            fail_msg("speed %d, dct off: the decoder's image is not the reconstruction", sp);
+        /* The crop's samples are coded, not left at their prediction. */
+        double se = 0;
+        for (size_t i = 0; i < (size_t)c.width * c.height; i++)
+            se += ((double)dec.pix[i] - c.pix[i]) * ((double)dec.pix[i] - c.pix[i]);
+        if (se / (c.width * c.height) > 30)
+            fail_msg("speed %d, dct off: mean squared error %.1f at lambda 10", sp,
+                     se / (c.width * c.height));
+        mmp_image_free(&recon);
+        mmp_image_free(&dec);
+        free(buf);
+        n++;
+    }
+    assert_true(n >= 1);
+    mmp_image_free(&c);
+}
+
 /* ----------------------------------------------------------------- main */
 
 int main(void)
 {
     const int n = mmp_engine_count();
     engine_case *cases = calloc((size_t)n, sizeof *cases);
-    struct CMUnitTest *tests = calloc((size_t)(5 + n), sizeof *tests);
+    struct CMUnitTest *tests = calloc((size_t)(6 + n), sizeof *tests);
     char(*names)[64] = calloc((size_t)n, sizeof *names);
     if (!cases || !tests || !names)
         return 1;
@@ -289,6 +354,8 @@ int main(void)
     tests[nt++] = (struct CMUnitTest){"speed out of range", test_out_of_range, NULL, NULL, NULL};
     tests[nt++] = (struct CMUnitTest){"the preset's dictionary size", test_dict_cap, NULL, NULL,
                                       NULL};
+    tests[nt++] = (struct CMUnitTest){"no dictionary search, no transform",
+                                      test_tx_only_without_transform, NULL, NULL, NULL};
     for (int i = 0; i < n; i++) {
         engine_case *ec = &cases[i];
         ec->ops = mmp_engine_at(i);

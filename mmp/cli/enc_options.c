@@ -209,16 +209,22 @@ static void help_all_search(void)
            "                       leaves, the transform priced for the 5 most promising\n"
            "                       (RDOQ levels only), no dictionary search where the\n"
            "                       transform codes no coefficient, and a dictionary of %d\n"
-           "                       elements unless -d says; 4: as 3 with one mode. Any\n"
-           "                       mmp-dec decodes every speed; every engine writes the\n"
-           "                       same bytes at a speed\n"
+           "                       elements unless -d says; 4: as 3 with one mode; 5: as\n"
+           "                       4 with 128 elements. 6 to 10 search no dictionary:\n"
+           "                       every leaf codes the transform residual, with no\n"
+           "                       least-squares mode; 7: as 6 with square leaves only;\n"
+           "                       8: as 7, the transform priced for 2 modes, half the\n"
+           "                       angular directions, one round of the restoration\n"
+           "                       fit; 9: for 1 mode, a quarter of the directions; 10:\n"
+           "                       as 9 without 4x4 leaves. Any mmp-dec decodes every\n"
+           "                       speed; every engine writes the same bytes at a speed\n"
            "      --tile N|WxH     tiles, each coded on its own (decodable alone, decoded\n"
            "                       in parallel): sides that are multiples of 16 from\n"
            "                       128 to 65536; default: one tile up to 1024 a side,\n"
            "                       equal tiles of at most 1024 beyond\n"
            "      --strip          store none of the input's metadata\n"
            "  -d, --dict-size N    dictionary elements per scale, %d..%d (default %d;\n"
-           "                       %d at --speed 3 and 4)\n"
+           "                       %d at --speed 3 and 4, %d above)\n"
            "      --redundancy T   dictionary redundancy threshold: the mean squared\n"
            "                       distance per pixel a new pattern must exceed\n"
            "                       (default: min(lambda / 4, 8))\n"
@@ -227,7 +233,7 @@ static void help_all_search(void)
            "                       block after another, the published MMP) (default\n"
            "                       wavefront)\n",
            mmp_engine_names(), MMP_AUTO_CPU_BLOCKS_PER_CORE, MMP_MAX_SPEED, MMP_FAST_DICT_CAP, 64,
-           16384, MMP_DEFAULT_DICT_CAP, MMP_FAST_DICT_CAP);
+           16384, MMP_DEFAULT_DICT_CAP, MMP_FAST_DICT_CAP, MMP_FASTEST_DICT_CAP);
 }
 
 /* --help-all, part 3: colour and alpha, the outputs, the rest. */

@@ -391,9 +391,13 @@ static int restore_plane(encoder *e, int p)
     const mmp_codec *c = &e->c;
     mmp_restore r;
     int err = mmp_restore_init(&r, l->w[p], l->h[p]);
-    if (!err && e->st->restoration)
-        err = mmp_restore_fit(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
-                              l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0, engine_threads(e));
+    if (!err && e->st->restoration) {
+        mmp_search_speed sp;
+        mmp_search_speed_preset(e->st->speed, &sp);
+        err = mmp_restore_fit_rounds(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
+                                     l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0,
+                                     engine_threads(e), sp.fit_rounds);
+    }
     if (!err) {
         mmp_restore_write(&e->rc, &r);
         err = mmp_restore_apply_threads(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p],

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/timing.h"
 #include "common/wait.h"
+#include "mmp/enc/search.h"
 
 #define MAX_ENGINES 16
 
@@ -155,10 +156,19 @@ int mmp_engines_start(mmp_engines *r, const mmp_settings *st, const mmp_logger *
                                  .log = *log};
     const int is_auto = strcmp(r->name, "auto") == 0;
     const mmp_engine_ops *named = is_auto ? NULL : mmp_engine_find(r->name);
-    if (is_auto && any_slow() && cpu_suffices(&r->cfg, blocks)) {
+    /* Speeds whose search matches no dictionary (mmp_search_speed.modes 0)
+     * never call the engine but for its threads. */
+    mmp_search_speed sp;
+    mmp_search_speed_preset(st->speed, &sp);
+    if (is_auto && any_slow() && (cpu_suffices(&r->cfg, blocks) || sp.modes == 0)) {
         const mmp_engine_ops *cpu = quick_engine(&r->cfg);
         if (cpu) {
-            if (r->cfg.verbose)
+            if (r->cfg.verbose && sp.modes == 0)
+                mmp_log(&r->cfg.log, MMP_LOG_INFO,
+                        "auto: %s alone: speed %d matches no dictionary, no engine slower to "
+                        "start is started",
+                        cpu->name, st->speed);
+            else if (r->cfg.verbose)
                 mmp_log(&r->cfg.log, MMP_LOG_INFO,
                         "auto: %s alone for %ld blocks (at most %d per core): no engine slower "
                         "to start is started",

@@ -11,8 +11,6 @@
 #include "common/wait.h"
 
 #define N MMP_RF_TAPS
-/* Rounds of fitting the filters and switching regions. */
-#define ROUNDS 3
 
 /* Least-squares statistics of a set of samples: features f (the tap pairs'
  * second differences), error e = original - reconstruction. */
@@ -507,6 +505,13 @@ static double syntax_bits(const mmp_restore *r)
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
                     int h, int maxval, double lambda, int threads)
 {
+    return mmp_restore_fit_rounds(r, rec, orig, stride, w, h, maxval, lambda, threads,
+                                  MMP_RESTORE_FIT_ROUNDS);
+}
+
+int mmp_restore_fit_rounds(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride,
+                           int w, int h, int maxval, double lambda, int threads, int rounds)
+{
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
     const long nr = (long)r->rw * r->rh;
     uint8_t *cls = malloc((size_t)gw * gh);
@@ -534,7 +539,7 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
         memset(all_on.on, 1, (size_t)nr);
     }
     double best_j = 0; /* the change of cost that the best filter so far brings */
-    for (int round = 0; round < ROUNDS && !err; round++) {
+    for (int round = 0; round < rounds && !err; round++) {
         if (exact)
             accumulate(st, all, round == 0, cls, r, rec, orig, stride, w, h, nt, list, band);
         else

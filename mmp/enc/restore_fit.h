@@ -23,6 +23,16 @@
 int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride, int w,
                     int h, int maxval, double lambda, int threads);
 
+/* Rounds of fitting the filters and switching regions on and off that
+ * mmp_restore_fit makes. */
+#define MMP_RESTORE_FIT_ROUNDS 3
+
+/* mmp_restore_fit with `rounds` rounds (at least 1): the fastest speed
+ * presets take one, which finds nearly the same filter (docs/tuning.md,
+ * "Speed presets"). */
+int mmp_restore_fit_rounds(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride,
+                           int w, int h, int maxval, double lambda, int threads, int rounds);
+
 /* mmp_restore_apply in bands of groups of rows on up to `threads` threads
  * (OpenMP; 1: this one): the bands are independent, so the output is the
  * same. Returns 0 or MMP_ENOMEM. */

@@ -48,6 +48,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "mmp/mmp.h"
+#include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search_memo.h"
 #include "mmp/enc/search_sched.h"
 #include "mmp/enc/search_tx.h"
@@ -165,8 +166,27 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
          .dict_cap = MMP_FAST_DICT_CAP},
         {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
          .dict_cap = MMP_FAST_DICT_CAP},
+        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
+         .dict_cap = MMP_FASTEST_DICT_CAP},
+        /* From 6 on, no dictionary search: every leaf codes the transform
+         * residual (the engine is not called). */
+#define MMP_TX_ONLY                                                                               \
+    .modes = 0, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1, .no_lsp = 1,                       \
+    .dict_cap = MMP_FASTEST_DICT_CAP
+        {MMP_TX_ONLY, .tx_modes = 5},
+        {MMP_TX_ONLY, .tx_modes = 5, .square = 1},
+        {MMP_TX_ONLY, .tx_modes = 2, .square = 1, .dir_step = 2, .fit_rounds = 1},
+        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .fit_rounds = 1},
+        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .min_log2 = 3, .fit_rounds = 1},
+#undef MMP_TX_ONLY
     };
     *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];
+    if (out->min_log2 < MMP_LOG2_PMIN)
+        out->min_log2 = MMP_LOG2_PMIN;
+    if (out->dir_step < 1)
+        out->dir_step = 1;
+    if (out->fit_rounds < 1)
+        out->fit_rounds = MMP_RESTORE_FIT_ROUNDS;
 }
 
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
@@ -400,7 +420,7 @@ static int pick_angle(const mmp_search *s, const int32_t *orig, const int32_t *a
 {
     int64_t best_cost = INT64_MAX;
     int best = 0;
-    for (int k = 0; k < MMP_NUM_ANGLES; k++) {
+    for (int k = 0; k < MMP_NUM_ANGLES; k += s->speed.dir_step) {
         const int64_t cost = (residual_satd(orig, angles + (long)k * h * w, real, h, w) << 16) +
                              s->sqrt_lambda_q8 * s->angle_cost[k];
         if (cost < best_cost) {
@@ -423,19 +443,22 @@ static int rank_modes(const mmp_search *s, const int32_t *orig, const int32_t *p
 {
     const int area = h * w, nm = mmp_plane_modes(&s->c->plane);
     int64_t cost[MMP_NUM_MODES];
+    int n = 0;
     for (int m = 0; m < nm; m++) {
+        if (m == MMP_PRED_LSP && s->speed.no_lsp)
+            continue;
         cost[m] = (residual_satd(orig, pred + (long)m * area, real, h, w) << 16) +
                   s->sqrt_lambda_q8 * (s->mode_cost[ps][m] +
                                        (m == MMP_PRED_ANG ? angle_bits : 0));
         /* insertion: after every mode of lower or equal cost */
-        int k = m;
+        int k = n++;
         while (k > 0 && cost[order[k - 1]] > cost[m]) {
             order[k] = order[k - 1];
             k--;
         }
         order[k] = m;
     }
-    return nm;
+    return n;
 }
 
 /* The first `keep` modes of a ranking, as a mask (bit m: mode m). */
@@ -522,7 +545,19 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     uint8_t realbuf[MMP_B * MMP_B];
     const uint8_t *real = NULL;
     int32_t *pred = x->pred;
-    mmp_predict_all(&v->plane, y0, x0, h, w, pred, x->angles);
+    if (s->speed.no_lsp || s->speed.dir_step > 1) {
+        uint32_t dirs = 0;
+        for (int k = 0; k < MMP_NUM_ANGLES; k += s->speed.dir_step)
+            dirs |= 1u << k;
+        unsigned pm = (1u << MMP_NUM_MODES) - 1;
+        if (s->speed.no_lsp) {
+            pm &= ~(1u << MMP_PRED_LSP);
+            memset(pred + (long)MMP_PRED_LSP * h * w, 0, sizeof(int32_t) * h * w);
+        }
+        mmp_predict_some(&v->plane, y0, x0, h, w, pm, dirs, pred, x->angles);
+    } else {
+        mmp_predict_all(&v->plane, y0, x0, h, w, pred, x->angles);
+    }
     for (int y = 0; y < h; y++)
         memcpy(orig + y * w, s->orig + (long)(y0 + y) * pw + x0, sizeof(int32_t) * w);
     if (y0 + h > c->height || x0 + w > c->width) {
@@ -540,7 +575,10 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     uint32_t key;
     /* Reached before on another path of the tree with the same predictions:
      * the same decisions (mmp_memo_leaf_get). */
-    if (mmp_memo_leaf_get(v->memo, y0, x0, a, b, angle, nm, pred, &key, &kept, tok, nt, rec)) {
+    /* With square leaves only, no leaf is reached twice: no memo. */
+    const int memo = !s->speed.square;
+    if (memo &&
+        mmp_memo_leaf_get(v->memo, y0, x0, a, b, angle, nm, pred, &key, &kept, tok, nt, rec)) {
         atomic_fetch_add_explicit(&s->leaf_hits, 1, memory_order_relaxed);
         view_store(v, y0, x0, h, w, rec);
         mmp_pool_put(&s->pool, x);
@@ -553,9 +591,12 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
      * first of one ranking (none needed when the engine gets them all). */
     unsigned modes = (1u << nm) - 1, tmodes = modes;
     int order[MMP_NUM_MODES], n = nm;
-    if (s->speed.modes < nm) {
+    /* A plane without the transform residual has the dictionary's alone:
+     * the best mode at least goes to the engine. */
+    const int keep = s->speed.modes > 0 || tx ? s->speed.modes : 1;
+    if (keep < nm) {
         n = rank_modes(s, orig, pred, real, h, w, ps, s->angle_cost[angle], order);
-        modes = first_modes(order, n, s->speed.modes);
+        modes = first_modes(order, n, keep);
         tmodes = tx ? first_modes(order, n, s->speed.tx_modes) | modes : modes;
     } else {
         for (int m = 0; m < nm; m++)
@@ -652,7 +693,7 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     }
     mmp_reconstruct(pred + (long)best_mode * area, pat, area, c->maxval, rec);
     view_store(v, y0, x0, h, w, rec);
-    if (!atomic_load_explicit(&s->err, memory_order_relaxed))
+    if (memo && !atomic_load_explicit(&s->err, memory_order_relaxed))
         mmp_memo_leaf_put(v->memo, y0, x0, a, b, angle, nm, pred, key, best, tok, *nt, rec);
     mmp_pool_put(&s->pool, x);
     return best;
@@ -743,6 +784,28 @@ static void node_split(void *ctx, int flag)
 }
 
 /*
+ * With square leaves only (mmp_search_speed.square): an oblong node
+ * (y0, x0, 2^a x 2^b) is no leaf; it splits across its long side into two
+ * squares, each searched in v in turn. Its cost and tokens, as search_pred.
+ */
+static int64_t search_halves(mmp_search *s, view *v, int y0, int x0, int a, int b, int32_t *tok,
+                             int *nt)
+{
+    const int f = a > b ? MMP_FLAG_SPLIT_H : MMP_FLAG_SPLIT_V;
+    const int ca = f == MMP_FLAG_SPLIT_H ? a - 1 : a, cb = f == MMP_FLAG_SPLIT_H ? b : b - 1;
+    const int y1 = f == MMP_FLAG_SPLIT_H ? y0 + (1 << a) / 2 : y0;
+    const int x1 = f == MMP_FLAG_SPLIT_H ? x0 : x0 + (1 << b) / 2;
+    int n = 0, n1 = 0, n2 = 0;
+    tok[n++] = flag_symbol(f, a > MMP_LOG2_PMIN);
+    int64_t j = cost_add(s->lambda * s->pflag_cost[mmp_pscale(a, b)][f],
+                         search_pred(s, v, y0, x0, ca, cb, tok + n, &n1));
+    n += n1;
+    j = cost_add(j, search_pred(s, v, y1, x1, ca, cb, tok + n, &n2));
+    *nt = n + n2;
+    return j;
+}
+
+/*
  * Best prediction subtree of node (y0, x0, 2^a x 2^b): its cost and tokens,
  * and its reconstruction left in v. The node's samples are unavailable in v
  * on entry.
@@ -753,11 +816,14 @@ static int64_t search_pred(mmp_search *s, view *v, int y0, int x0, int a, int b,
     const int h = 1 << a, w = 1 << b;
     /* With no_narrow, no split makes a half more than twice as long as wide
      * or high. */
-    const int nn = s->speed.no_narrow;
-    const int can[3] = {0, a > MMP_LOG2_PMIN && (!nn || a > b - 1),
-                        b > MMP_LOG2_PMIN && (!nn || b > a - 1)};
+    const int nn = s->speed.no_narrow, ml = s->speed.min_log2;
+    int can[3] = {0, a > ml && (!nn || a > b - 1), b > ml && (!nn || b > a - 1)};
     if (!can[MMP_FLAG_SPLIT_H] && !can[MMP_FLAG_SPLIT_V])
         return search_leaf(s, v, y0, x0, a, b, tok, nt);
+    if (s->speed.square && a != b)
+        return search_halves(s, v, y0, x0, a, b, tok, nt);
+    if (s->speed.square)
+        can[MMP_FLAG_SPLIT_V] = 0;
     /* Field by field: an initializer would clear the splits' views and
      * tokens (16 KB), which are all written before they are read. */
     node n;

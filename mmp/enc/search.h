@@ -24,7 +24,7 @@
 typedef struct mmp_search mmp_search;
 
 /* The fastest preset: speeds run from 0 (exhaustive) to this. */
-#define MMP_SEARCH_MAX_SPEED 4
+#define MMP_SEARCH_MAX_SPEED 10
 
 /* What a speed preset prunes. */
 typedef struct mmp_search_speed {
@@ -42,6 +42,12 @@ typedef struct mmp_search_speed {
     int rdoq_only;  /* 1: the transform tries its RDOQ levels (and none) only */
     int dict_cap;   /* the dictionary's elements per scale where the settings give none
                      * (mmp_settings.dict_cap 0) */
+    int min_log2;   /* the smallest side of a prediction leaf, log2 (MMP_LOG2_PMIN: any) */
+    int dir_step;   /* the angular mode tries every dir_step-th direction (1: all) */
+    int no_lsp;     /* 1: the least-squares mode is never tried */
+    int square;     /* 1: square prediction leaves only (16x16, 8x8, 4x4): an oblong node
+                     * always splits into two squares */
+    int fit_rounds; /* the restoration fit's rounds (mmp_restore_fit_rounds) */
 } mmp_search_speed;
 
 /* The pruning of preset `speed`, 0 .. MMP_SEARCH_MAX_SPEED. */
