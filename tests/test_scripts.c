@@ -23,6 +23,9 @@
  *    (psnr and --column psnr_y, avif and avif420 in the table);
  *  - decode-bench with fake decoders: both builds' medians and the MD5 of
  *    the decode, and a failure when the builds decode differently;
+ *  - pareto on a 32x32 crop at two mmp speeds and two lambdas, against
+ *    synthetic JPEG 2000 anchors: the rows (codecs mmp-sN), a report line
+ *    per speed, resumability, and a speed out of range refused;
  *  - results-page on synthetic make rd CSVs: the marked sections rewritten
  *    (tables, plot links relative to the page), the hand-kept text around
  *    them untouched, --check, a page without a section refused, a missing
@@ -785,6 +788,47 @@ static void test_bdrate_colour(void **state)
 /* results-page on a data folder of make rd's names: rd-mmp.csv with mmp and
  * mmp-wavefront (half mmp's rate), rd-anchors-local.csv with j2k (twice
  * mmp's rate), two plots. */
+/* scripts/pareto: mmp's rows at two speeds, the report of each against
+ * synthetic JPEG 2000 curves, nothing encoded again on a second run. AVIF
+ * rows come too where avifenc is installed; they are not counted here. */
+static void test_pareto(void **state)
+{
+    (void)state;
+    need_python();
+    if (!bin) {
+        print_message("MMP_BIN is not set (make check sets it to bin/): skipping pareto\n");
+        skip();
+    }
+    make_crop("pcrop.pgm");
+    put("anch.csv", SCHEMA "\n"
+                    "pcrop,32,32,j2k,ratio=40,26,0.2,24.0,0.01,0.01\n"
+                    "pcrop,32,32,j2k,ratio=16,64,0.5,28.0,0.01,0.01\n"
+                    "pcrop,32,32,j2k,ratio=8,128,1.0,32.0,0.01,0.01\n"
+                    "pcrop,32,32,j2k,ratio=4,256,2.0,37.0,0.01,0.01\n"
+                    "pcrop,32,32,j2k,ratio=2,512,4.0,44.0,0.01,0.01\n");
+    const char *cmd = "\"$PY\" scripts/pareto -j 2 --mmp-speeds 9-10 --avif-speeds 6 -l 30,300 "
+                      "--bin '%s' --anchors '%s/anch.csv' -o '%s/p.csv' '%s/pcrop.pgm'";
+    assert_int_equal(run(cmd, bin, dir, dir, dir), 0);
+    static char text[65536], again[65536];
+    get("p.csv", text, sizeof text);
+    int mmp_rows = 0;
+    for (const char *q = text; (q = strstr(q, ",mmp-s")) != NULL; q++)
+        mmp_rows++;
+    assert_int_equal(mmp_rows, 4);
+    assert_non_null(strstr(text, "pcrop,32,32,mmp-s9,lambda=30,"));
+    assert_non_null(strstr(text, "pcrop,32,32,mmp-s10,lambda=300,"));
+    assert_non_null(strstr(cap_out, "mmp-s9 "));
+    assert_non_null(strstr(cap_out, "mmp-s10 "));
+    assert_non_null(strstr(cap_out, "BD-rate"));
+    /* resumable: nothing encoded again */
+    assert_int_equal(run(cmd, bin, dir, dir, dir), 0);
+    get("p.csv", again, sizeof again);
+    assert_string_equal(text, again);
+    assert_int_equal(run("\"$PY\" scripts/pareto --mmp-speeds 11 -o '%s/p.csv' '%s/pcrop.pgm'",
+                         dir, dir), 2);
+    assert_non_null(strstr(cap_err, "speeds 0 to 10"));
+}
+
 static void test_results_page(void **state)
 {
     (void)state;
@@ -907,6 +951,7 @@ int main(void)
         cmocka_unit_test(test_bdrate_colour),
         cmocka_unit_test(test_decode_bench),
         cmocka_unit_test(test_bench_speeds),
+        cmocka_unit_test(test_pareto),
         cmocka_unit_test(test_results_page),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
