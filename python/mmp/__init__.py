@@ -22,7 +22,7 @@ __all__ = ["Error", "encode", "decode", "decode_region", "info", "library_path",
 __version__ = "0.3.0"
 
 MAGIC = b"MMPi"
-MAX_SPEED = 4
+MAX_SPEED = 10
 MAX_ERROR = 32767
 # mmp.h's MMP_DEFAULT_QUALITY: the quality of the default lambda, 10.
 DEFAULT_QUALITY = 75

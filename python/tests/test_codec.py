@@ -115,11 +115,14 @@ def test_quality(grey):
             mmp.encode(grey, quality=50, **other)
 
 
-def test_default_quality_is_the_headers():
+@pytest.mark.parametrize("name,macro", [("DEFAULT_QUALITY", "MMP_DEFAULT_QUALITY"),
+                                        ("MAX_SPEED", "MMP_MAX_SPEED"),
+                                        ("MAX_ERROR", "MMP_MAX_ERROR")])
+def test_constants_are_the_headers(name, macro):
     with open(os.path.join(REPO, "mmp", "mmp.h"), encoding="utf-8") as f:
         text = f.read()
-    want = re.search(r"#define MMP_DEFAULT_QUALITY ([0-9]+)", text).group(1)
-    assert mmp.DEFAULT_QUALITY == int(want)
+    want = re.search(r"#define %s ([0-9]+)" % macro, text).group(1)
+    assert getattr(mmp, name) == int(want)
 
 
 def test_near_lossless_bound(rgb):
@@ -132,6 +135,10 @@ def test_speed_and_chroma_settings(rgb):
     data = mmp.encode(rgb, lambda_=30, speed=4, chroma="420")
     assert mmp.info(data)["chroma"] == 1
     assert mmp.decode(data).shape == rgb.shape
+    fastest = mmp.encode(rgb, lambda_=30, speed=mmp.MAX_SPEED)
+    assert mmp.decode(fastest).shape == rgb.shape
+    with pytest.raises(mmp.Error):
+        mmp.encode(rgb, lambda_=30, speed=mmp.MAX_SPEED + 1)
 
 
 @pytest.mark.parametrize("entry", manifest(), ids=lambda e: e["name"])
