@@ -1,6 +1,6 @@
 # mmp: Multidimensional Multiscale Parser image codec.
 #
-#   make          build bin/mmp-enc and bin/mmp-dec
+#   make          build bin/mmp-enc, bin/mmp-dec and bin/mmp-metrics (make rd's measure)
 #   make check    build and run every test (cmocka)
 #   make check-python  the Python package python/ against the installed library
 #   make check-viewers the viewers' plugins (plugins/) as installed, through the viewers
@@ -72,7 +72,7 @@ endif
 ENC_SRC = $(wildcard mmp/enc/*.c) $(KERN_SRC)
 # The front ends' shared code: image files, output handling, rate control.
 # The programs' mains (mmp/cli/*_main.c) are linked one each.
-CLI_MAINS = mmp/cli/enc_main.c mmp/cli/dec_main.c
+CLI_MAINS = mmp/cli/enc_main.c mmp/cli/dec_main.c mmp/cli/metrics_main.c
 CLI_SRC = $(wildcard mmp/imageio/*.c) $(filter-out $(CLI_MAINS),$(wildcard mmp/cli/*.c))
 LIB_SRC = $(DEC_SRC) $(ENC_SRC) $(CLI_SRC)
 
@@ -88,7 +88,7 @@ DEC_LIB = $(BUILD)/libmmpdec.a
 CLI_LIB = $(BUILD)/libmmpcli.a
 
 .PHONY: all check demo deps clean decoder-only check-layers check-references check-history
-all: $(BIN)/mmp-enc $(BIN)/mmp-dec
+all: $(BIN)/mmp-enc $(BIN)/mmp-dec $(BIN)/mmp-metrics
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -131,6 +131,12 @@ $(BIN)/mmp-enc: $(BUILD)/mmp/cli/enc_main.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(ENC_LIBS)
 
 $(BIN)/mmp-dec: $(BUILD)/mmp/cli/dec_main.o $(CLI_LIB) $(DEC_LIB)
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(DEC_LIBS)
+
+# mmp-metrics (PSNR, MS-SSIM, SSIMULACRA 2 of two image files) is make rd's
+# measure; built, not installed.
+$(BIN)/mmp-metrics: $(BUILD)/mmp/cli/metrics_main.o $(CLI_LIB) $(DEC_LIB)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(DEC_LIBS)
 

@@ -102,6 +102,13 @@ double mmp_psnr(const mmp_image *a, const mmp_image *b);
 /* PSNR of channel ch (0-based) alone; NAN as above, or for a channel the
  * images do not have. */
 double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch);
+/* MS-SSIM of b against a (Wang, Simoncelli and Bovik's, 5 scales; colour on
+ * its BT.601 luma), 1 when equal; SSIMULACRA 2 of b against a (libjxl's
+ * definition, samples taken as sRGB), 100 when equal. Alpha is left out.
+ * NAN as for mmp_psnr, on a failed allocation, or for an image too small:
+ * MS-SSIM needs sides of at least 161, SSIMULACRA 2 of at least 8. */
+double mmp_ms_ssim(const mmp_image *a, const mmp_image *b);
+double mmp_ssimulacra2(const mmp_image *a, const mmp_image *b);
 
 /* Log levels and callback: one message, one line, no newline. */
 #define MMP_LOG_ERROR 0   /* a failure, also returned as an error code */

@@ -55,6 +55,9 @@
 
 #define SCHEMA "image,width,height,codec,param,bytes,bpp,psnr,enc_seconds,dec_seconds"
 #define NCOL 10
+/* rd-sweep's and compare's rows: the perceptual columns after the others */
+#define SWEEP_SCHEMA SCHEMA ",ms_ssim,ssimulacra2"
+#define SWEEP_NCOL 12
 
 static char dir[64];           /* mkdtemp directory */
 static char python[512];       /* absolute path of python3, "" when missing */
@@ -237,15 +240,18 @@ static void make_crop(const char *name)
 static int check_csv(const char *name, int rows, const char *codec)
 {
     static char text[65536];
-    char *line[256] = {0}, *f[NCOL + 1] = {0};
+    char *line[256] = {0}, *f[SWEEP_NCOL + 1] = {0};
     get(name, text, sizeof text);
     int n = lines(text, line, 256);
     assert_true(n >= 1);
-    assert_string_equal(line[0], SCHEMA);
+    assert_string_equal(line[0], SWEEP_SCHEMA);
     assert_int_equal(n - 1, rows);
     int match = 0;
     for (int i = 1; i < n; i++) {
-        assert_int_equal(fields(line[i], f, NCOL), NCOL);
+        assert_int_equal(fields(line[i], f, SWEEP_NCOL), SWEEP_NCOL);
+        /* 32 x 32 is too small for MS-SSIM, not for SSIMULACRA 2 */
+        assert_string_equal(f[10], "nan");
+        assert_true(num(f[11]) > -100 && num(f[11]) < 100);
         assert_string_equal(f[0], "crop");
         assert_int_equal(integer(f[1]), 32);
         assert_int_equal(integer(f[2]), 32);
@@ -561,11 +567,11 @@ static void test_compare_colour_jpeg(void **state)
     rgb_psnr(a, d, read_ppm("t.ppm", W, H, d), &rgb, &y);
 
     static char text[4096];
-    char *line[8] = {0}, *f[13] = {0};
+    char *line[8] = {0}, *f[15] = {0};
     get("ccmp.csv", text, sizeof text);
     assert_int_equal(lines(text, line, 8), 2);
-    assert_string_equal(line[0], SCHEMA ",psnr_y,chroma");
-    assert_int_equal(fields(line[1], f, 12), 12);
+    assert_string_equal(line[0], SCHEMA ",psnr_y,chroma,ms_ssim,ssimulacra2");
+    assert_int_equal(fields(line[1], f, 14), 14);
     assert_string_equal(f[0], "rgb");
     assert_int_equal(integer(f[1]), W);
     assert_int_equal(integer(f[2]), H);
@@ -601,7 +607,9 @@ static void fake_bin(void)
         "#!/bin/sh\n"
         "cp \"$2\" \"$4\" || exit 1\n"
         "if grep -q BAD \"$2\"; then echo x >> \"$4\"; fi\n");
-    snprintf(p, sizeof p, "chmod +x '%s/fake/mmp-enc' '%s/fake/mmp-dec'", dir, dir);
+    put("fake/mmp-metrics", "#!/bin/sh\necho \"psnr=41.25 ms_ssim=0.5 ssimulacra2=50\"\n");
+    snprintf(p, sizeof p, "chmod +x '%s/fake/mmp-enc' '%s/fake/mmp-dec' '%s/fake/mmp-metrics'", dir,
+             dir, dir);
     assert_int_equal(system(p), 0);
 }
 
@@ -639,15 +647,30 @@ static void test_rdsweep_kinds(void **state)
     assert_non_null(strstr(log, " -l 7 -e seq -d 1024 --order raster --chroma 4 2 0\n"));
     static char text[4096];
     get("kinds.csv", text, sizeof text);
-    char *line[16] = {0}, *f[NCOL + 1] = {0};
+    char *line[16] = {0}, *f[SWEEP_NCOL + 1] = {0};
     int n = lines(text, line, 16);
     assert_int_equal(n, 7);
     for (int i = 1; i < n; i++) {
-        assert_int_equal(fields(line[i], f, NCOL), NCOL);
+        assert_int_equal(fields(line[i], f, SWEEP_NCOL), SWEEP_NCOL);
         assert_string_equal(f[3], "mmp-420");
         assert_string_equal(f[4], "lambda=7");
         assert_string_equal(f[7], "41.25");
+        assert_string_equal(f[10], "0.5");
+        assert_string_equal(f[11], "50");
     }
+
+    /* a CSV from before the perceptual columns: rewritten with them, its row
+     * measured again and replaced, the other row kept with empty cells */
+    put("old.csv", SCHEMA "\ngrey,2,2,mmp,lambda=7,9,18,30.5,1,1\ngrey,2,2,mmp,lambda=9,9,18,31,1,1\n");
+    assert_int_equal(run("\"$PY\" scripts/rd-sweep -j 1 -l 7 --bin '%s/fake' -o '%s/old.csv' '%s/grey.pgm'",
+                         dir, dir, dir), 0);
+    get("old.csv", text, sizeof text);
+    n = lines(text, line, 16);
+    assert_int_equal(n, 3);
+    assert_string_equal(line[0], SWEEP_SCHEMA);
+    assert_non_null(strstr(line[1], "grey,2,2,mmp,lambda=7,15,30.000000,41.25,"));
+    assert_non_null(strstr(line[1], ",0.5,50"));
+    assert_string_equal(line[2], "grey,2,2,mmp,lambda=9,9,18,31,1,1,,");
 
     /* a decode that differs from the reconstruction is a failed job, no row */
     put("bad.pam", "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\nBAD!");
@@ -858,6 +881,7 @@ static void test_results_page(void **state)
                        "<!-- make rd: grey-bdrate begin -->\nan old table\n<!-- make rd: grey-bdrate end -->\n"
                        "between, by hand\n"
                        "<!-- make rd: grey-order begin -->\n<!-- make rd: grey-order end -->\n"
+                       "<!-- make rd: grey-perceptual begin -->\n<!-- make rd: grey-perceptual end -->\n"
                        "<!-- make rd: grey-plots begin -->\nold plots\n<!-- make rd: grey-plots end -->\n"
                        "the end, by hand\n";
     put("page.md", page);
@@ -868,6 +892,8 @@ static void test_results_page(void **state)
                       "between, by hand\n<!-- make rd: grey-order begin -->\n") ||
         !strstr(text, "| **average** | **-50.00 %** | ") ||
         !strstr(text, "![alpha: PSNR against bits per pixel, every codec](rd/rd-alpha.png)") ||
+        /* CSVs without the perceptual columns, and no AVIF: no table, one line */
+        !strstr(text, "<!-- make rd: grey-perceptual begin -->\nNothing to show: bdrate: ") ||
         !strstr(text, "[mmp](rd/time-mmp.png).\n<!-- make rd: grey-plots end -->\nthe end, by hand\n") ||
         strstr(text, "an old table") || strstr(text, "old plots"))
         fail_msg("unexpected page:\n%s", text);

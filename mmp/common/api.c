@@ -16,6 +16,7 @@
 #include "common/limits.h"
 #include "common/log.h"
 #include "common/metrics.h"
+#include "common/perceptual.h"
 
 void mmp_free(void *p)
 {
@@ -109,4 +110,22 @@ double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch)
         return NAN;
     const size_t n = (size_t)a->width * a->height;
     return mmp_psnr_of_ssd(ssd_channels(a, b, ch, ch + 1), n, a->maxval);
+}
+
+double mmp_ms_ssim(const mmp_image *a, const mmp_image *b)
+{
+    double score;
+    if (!comparable(a, b) || mmp_metric_msssim(a->pix, b->pix, a->width, a->height,
+                                               mmp_image_channels(a), a->maxval, &score))
+        return NAN;
+    return score;
+}
+
+double mmp_ssimulacra2(const mmp_image *a, const mmp_image *b)
+{
+    double score;
+    if (!comparable(a, b) || mmp_metric_ssimulacra2(a->pix, b->pix, a->width, a->height,
+                                                    mmp_image_channels(a), a->maxval, &score))
+        return NAN;
+    return score;
 }
