@@ -5,10 +5,13 @@
  *  - against the references, on the pictures below written as PGM and PPM
  *    files: MS-SSIM against Wang's msssim.m (the authors' code, run in GNU
  *    Octave 7.3 with its image package), to 1e-8; SSIMULACRA 2 against the
- *    ssimulacra2 tool of libjxl 0.12.0 (tools/ssimulacra2.cc), to 0.05;
+ *    ssimulacra2 tool of libjxl 0.12.0 (tools/ssimulacra2.cc, on x86-64 with
+ *    AVX2), in 8 and 16 bits, to 1e-8 (the tool prints 8 decimals; the
+ *    doubles are equal);
  *  - properties: equal images score 1 and 100; both fall as noise grows;
  *    16-bit samples (8-bit ones times 257, maxval 65535) score as the 8-bit
- *    ones; alpha is left out; sizes the metrics cannot measure are refused.
+ *    ones (MS-SSIM to 1e-12, SSIMULACRA 2 within its float rounding); alpha
+ *    is left out; sizes the metrics cannot measure are refused.
  */
 #include <math.h>
 
@@ -92,12 +95,19 @@ static void test_references(void **state)
     /* msssim.m: 0.9924886846 (grey), 0.9952055081 (colour, on BT.601 luma) */
     assert_float_equal(msssim(g, 255), 0.9924886846, 1e-8);
     assert_float_equal(msssim(c, 255), 0.9952055081, 1e-8);
-    /* libjxl's ssimulacra2: 82.91537703 (grey), 84.87537066 (colour). Ours
-     * are 0.031 and 0.011 above: an open gap, larger where the two images
-     * differ everywhere (docs/tuning.md, "Perceptual metrics"); the bound
-     * holds it where it is. */
-    assert_float_equal(ssimulacra2(g, 255), 82.91537703, 0.05);
-    assert_float_equal(ssimulacra2(c, 255), 84.87537066, 0.05);
+    /* libjxl's ssimulacra2: 82.91537703 (grey), 84.87537066 (colour) */
+    assert_float_equal(ssimulacra2(g, 255), 82.91537703, 1e-8);
+    assert_float_equal(ssimulacra2(c, 255), 84.87537066, 1e-8);
+    /* the same as 16-bit PGM and PPM (samples times 257): 82.91314170 and
+     * 84.87674621, the float rounding of v / 65535 against v / 255 */
+    for (size_t i = 0; i < (size_t)GW * GH * 3; i++) {
+        g->a[i] *= 257;
+        g->b[i] *= 257;
+        c->a[i] *= 257;
+        c->b[i] *= 257;
+    }
+    assert_float_equal(ssimulacra2(g, 65535), 82.91314170, 1e-8);
+    assert_float_equal(ssimulacra2(c, 65535), 84.87674621, 1e-8);
     free(g);
     free(c);
 }
@@ -142,7 +152,9 @@ static void test_sixteen_bits(void **state)
         p->b[i] *= 257;
     }
     assert_float_equal(msssim(p, 65535), m8, 1e-12);
-    assert_float_equal(ssimulacra2(p, 65535), s8, 1e-9);
+    /* SSIMULACRA 2 as the reference computes it, in float: 0.0014 apart
+     * here, up to 0.03 on the tests' pictures (docs/tuning.md) */
+    assert_float_equal(ssimulacra2(p, 65535), s8, 0.005);
     free(p);
 }
 
