@@ -31,6 +31,7 @@
 #include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search.h"
 #include "mmp/enc/search_tx.h"
+#include "mmp/enc/tiled.h"
 #include "mmp/enc/tiles.h"
 #include "mmp/common/syntax.h"
 
@@ -46,7 +47,6 @@ typedef struct encoder {
     uint16_t *out[MMP_MAX_PLANES];  /* their reconstructions */
     uint64_t ssd[MMP_MAX_PLANES];      /* squared errors of each plane, every tile's */
     uint64_t nsamples[MMP_MAX_PLANES];
-    int recon_err;
     /* The MMP plane being coded. */
     mmp_codec c;
     mmp_order order;
@@ -65,34 +65,14 @@ typedef struct encoder {
     mmp_crew crew; /* the steps' updates and checks (start_update_crew) */
     int crew_on;
     double plane_code_s, plane_update_s, plane_restore_s; /* -v: the plane's serial parts */
-    long blocks_done, blocks_total;
+    long blocks_done;
+    long blocks_total;    /* the blocks it will search, or -1: not known */
+    long blocks_expected; /* the blocks it is expected to search (auto's choice), or -1 */
     uint64_t dict_elements;
-    struct tile_work *tw; /* the tiles of the encode, shared by its workers */
+    long plan_blocks; /* the blocks of every tile of the encode (the progress's total) */
     char *errbuf;
     size_t errlen;
 } encoder;
-
-/*
- * The tiles of one encode and what the workers that code them share: a
- * worker takes the next tile not taken, codes it into its payload and its
- * place in recon, and takes another until none is left or a worker failed.
- * Each tile is coded on its own, so which worker codes it, and when, cannot
- * change its bytes.
- */
-typedef struct tile_work {
-    const mmp_header *whole;
-    uint32_t ntiles;
-    uint8_t **payload;
-    size_t *plen;
-    mmp_image *recon;
-    _Atomic uint32_t next; /* the next tile to take */
-    _Atomic int failed;    /* take no more */
-    pthread_mutex_t lock;  /* the progress and the error below */
-    long blocks_done, blocks_total;
-    uint32_t err_tile;     /* the first tile that failed (ntiles: a worker's engine) */
-    int err;
-    char why[512];
-} tile_work;
 
 /* Plane p is an exact alpha plane (docs/format.md 7.4). */
 static int is_exact_alpha(const mmp_layout *l, int p)
@@ -113,16 +93,6 @@ static int make_planes(encoder *e)
     }
     mmp_planes_from_image(l, e->img, e->in);
     return 0;
-}
-
-/* The blocks the search visits in an image of layout l (every MMP plane's). */
-static long layout_blocks(const mmp_header *h, const mmp_layout *l)
-{
-    long n = 0;
-    for (int p = 0; p < l->nplanes; p++)
-        if (!is_exact_alpha(l, p) && h->residual != MMP_RESIDUAL_ALONE)
-            n += (long)((l->w[p] + MMP_B - 1) / MMP_B) * ((l->h[p] + MMP_B - 1) / MMP_B);
-    return n;
 }
 
 /* The padded original of plane p: edge replication to a multiple of the
@@ -247,7 +217,8 @@ static void tear_down_plane(encoder *e)
 /* The engines (mmp/enc/engine_start.h). */
 static int start_engine(encoder *e)
 {
-    return mmp_engines_start(&e->engines, e->st, &e->log, e->blocks_total, e->errbuf, e->errlen);
+    return mmp_engines_start(&e->engines, e->st, &e->log, e->blocks_expected, e->errbuf,
+                             e->errlen);
 }
 
 /* The reason for an engine failure, as precise as the engine can say. */
@@ -427,42 +398,6 @@ static int make_search(encoder *e, int p)
     return err ? mmp_error(e->errbuf, e->errlen, err, "out of memory") : 0;
 }
 
-/* Tile i failed with err (why in the worker's errbuf), or with i ==
- * ntiles the worker's engine: kept when it is the first tile that failed.
- * Every worker stops at its next step (encode_plane) or tile. */
-static void record_failure(tile_work *tw, uint32_t i, int err, const char *why)
-{
-    atomic_store(&tw->failed, 1);
-    pthread_mutex_lock(&tw->lock);
-    if (!tw->err || i < tw->err_tile) {
-        tw->err = err;
-        tw->err_tile = i;
-        snprintf(tw->why, sizeof tw->why, "%s", why);
-    }
-    pthread_mutex_unlock(&tw->lock);
-}
-
-/* n more blocks searched: the progress callback with those of every worker,
- * one call at a time, none after a failure or after it asked to stop.
- * Returns MMP_ECANCELED when it asks to stop (the failure is recorded for
- * tile 0, ahead of any other), else 0. */
-static int report_progress(encoder *e, long n)
-{
-    tile_work *tw = e->tw;
-    int stop = 0;
-    pthread_mutex_lock(&tw->lock);
-    tw->blocks_done += n;
-    if (!atomic_load(&tw->failed))
-        stop = e->st->progress(e->st->progress_opaque, (int)tw->blocks_done,
-                               (int)tw->blocks_total) != 0;
-    pthread_mutex_unlock(&tw->lock);
-    if (stop) {
-        record_failure(tw, 0, MMP_ECANCELED, "cancelled by the progress callback");
-        return MMP_ECANCELED;
-    }
-    return 0;
-}
-
 /* The squared error of plane p's output against its padded original
  * (plane p's input, whose own copy is gone). */
 static void add_error(encoder *e, int p)
@@ -494,11 +429,10 @@ static int encode_plane(encoder *e, int p)
         err = encode_step(e, t);
         e->blocks_done += e->order.first[t + 1] - e->order.first[t];
         e->steps_done++;
-        if (!err && e->st->progress)
-            err = report_progress(e, e->order.first[t + 1] - e->order.first[t]);
-        /* Another worker failed, or the callback asked to stop: this one
-         * stops too (its failure is recorded). */
-        if (!err && atomic_load(&e->tw->failed))
+        /* The callback asks to stop (mmp_encode's when another worker
+         * failed): the tile ends here. */
+        if (!err && e->st->progress &&
+            e->st->progress(e->st->progress_opaque, (int)e->blocks_done, (int)e->plan_blocks))
             err = MMP_ECANCELED;
         /* A slow engine that has started takes over here (a head start). */
         if (!err && t + 1 < e->order.nsteps &&
@@ -613,23 +547,25 @@ static int finish_tile(encoder *e, uint8_t **out, size_t *outlen)
     return 0;
 }
 
-/* The tile's reconstruction into its place in recon (the image's). */
-static void paste_recon(encoder *e, const mmp_tile *t, mmp_image *recon)
+/* The tile's reconstruction into recon: an image of the tile's size, or
+ * of the image's (into the tile's place). 0 or MMP_ENOMEM. */
+static int paste_recon(encoder *e, const mmp_tile *t, mmp_image *recon)
 {
     const mmp_layout *l = &e->lay;
+    if (recon->width == (int)t->w && recon->height == (int)t->h) {
+        mmp_image_from_planes(l, (const uint16_t *const *)e->out, recon);
+        return 0;
+    }
     const int ch = l->nplanes;
     mmp_image tile = {.width = (int)t->w, .height = (int)t->h, .maxval = l->maxval,
                       .channels = ch};
     tile.pix = malloc(sizeof(uint16_t) * (size_t)t->w * t->h * (size_t)ch);
-    if (!tile.pix) {
-        e->recon_err = MMP_ENOMEM;
-        return;
-    }
+    if (!tile.pix)
+        return MMP_ENOMEM;
     mmp_image_from_planes(l, (const uint16_t *const *)e->out, &tile);
-    for (uint32_t y = 0; y < t->h; y++)
-        memcpy(recon->pix + ((size_t)(t->y + y) * recon->width + t->x) * (size_t)ch,
-               tile.pix + (size_t)y * t->w * (size_t)ch, sizeof(uint16_t) * t->w * (size_t)ch);
+    mmp_enc_paste_tile(&tile, t, recon);
     free(tile.pix);
+    return 0;
 }
 
 /* The planes of one tile, freed for the next. */
@@ -689,183 +625,115 @@ static int encode_tile(encoder *e, const mmp_header *whole, uint32_t i, uint8_t 
         e->ssd[p] += mmp_ssd(e->in[p], e->out[p], n);
         e->nsamples[p] += n;
     }
-    if (!err && recon)
-        paste_recon(e, &t, recon);
+    if (!err && recon && paste_recon(e, &t, recon))
+        err = mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
     mmp_rc_enc_free(&e->rc);
     free_planes(e);
     return err;
 }
 
-/* A worker of the encode: its encoder, engine and settings. */
-typedef struct worker {
+/* A coder of a plan's tiles (mmp/enc/tiled.h): an encoder and its engine. */
+struct mmp_tile_coder {
     encoder e;
     mmp_settings st;
+    mmp_header whole;
+    int ntiles, tiles;
     char why[512];
-    pthread_t thread;
-    int started;
-} worker;
+};
 
-
-/* A worker's life: its engine, then tiles until none is left. */
-static void *run_worker(void *arg)
+int mmp_tile_coder_new(const mmp_settings *st, const mmp_tiled_plan *plan, long blocks, int exact,
+                       mmp_tile_coder **out, char *errbuf, size_t errlen)
 {
-    worker *w = arg;
-    encoder *e = &w->e;
-    tile_work *tw = e->tw;
-    int err = start_engine(e);
+    *out = NULL;
+    mmp_tile_coder *tc = calloc(1, sizeof *tc);
+    if (!tc)
+        return mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
+    if (mmp_settings_full(st, &tc->st)) {
+        free(tc);
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "settings not checked by the plan");
+    }
+    mmp_tiled_header(plan, &tc->whole);
+    tc->ntiles = mmp_tiled_count(plan);
+    encoder *e = &tc->e;
+    e->st = &tc->st;
+    e->log = (mmp_logger){tc->st.log, tc->st.log_opaque};
+    e->hdr = tc->whole;
+    e->errbuf = tc->why;
+    e->errlen = sizeof tc->why;
+    /* A coder that knows its last block lets its engine go after it
+     * (mmp_engines_release). */
+    e->blocks_expected = blocks;
+    e->blocks_total = exact ? blocks : -1;
+    for (int i = 0; i < tc->ntiles; i++)
+        e->plan_blocks += mmp_tiled_tile_blocks(plan, i);
+    mmp_rc_enc_init(&e->rc);
+    const int err = start_engine(e);
     if (err) {
-        record_failure(tw, tw->ntiles, err, w->why);
-        return NULL;
+        mmp_error(errbuf, errlen, err, "%s", tc->why);
+        mmp_tile_coder_free(tc);
+        return err;
     }
-    while (!atomic_load(&tw->failed)) {
-        const uint32_t i = atomic_fetch_add(&tw->next, 1);
-        if (i >= tw->ntiles)
-            break;
-        if ((err = encode_tile(e, tw->whole, i, &tw->payload[i], &tw->plen[i], tw->recon))) {
-            /* MMP_ECANCELED: stopped by a failure already recorded. */
-            if (err != MMP_ECANCELED)
-                record_failure(tw, i, err, w->why);
-            return NULL;
-        }
-    }
-    if (e->recon_err)
-        record_failure(tw, tw->ntiles, e->recon_err, "out of memory");
-    else if ((err = mmp_engines_finish(&e->engines, w->why, sizeof w->why)))
-        record_failure(tw, tw->ntiles, err, w->why);
-    return NULL;
+    *out = tc;
+    return 0;
 }
 
-int mmp_encode(const mmp_settings *st, const mmp_image *img, uint8_t **out, size_t *outlen,
-               mmp_image *recon, mmp_enc_stats *stats, char *errbuf, size_t errlen)
+int mmp_tile_coder_code(mmp_tile_coder *tc, int i, const mmp_image *src, uint8_t **payload,
+                        size_t *len, mmp_image *recon, char *errbuf, size_t errlen)
 {
-    const double t0 = mmp_now_seconds();
-    if (!out || !outlen)
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "no output buffer");
-    *out = NULL;
-    *outlen = 0;
-    if (!st)
-        return mmp_error(errbuf, errlen, MMP_EINVAL, "no settings");
-    /* The caller's settings, of whatever version, as this library's. */
-    mmp_settings full;
-    int err = mmp_settings_full(st, &full);
-    if (err == MMP_EINVAL)
-        return mmp_error(errbuf, errlen, err,
-                         "settings of %zu bytes, not set by mmp_default_settings", st->size);
+    *payload = NULL;
+    *len = 0;
+    if (i < 0 || i >= tc->ntiles)
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "no tile %d in a plan of %d", i, tc->ntiles);
+    mmp_tile t;
+    mmp_tile_rect(&tc->whole, (uint32_t)i, &t);
+    const int whole = src->width == (int)tc->whole.width && src->height == (int)tc->whole.height;
+    if ((!whole && (src->width != (int)t.w || src->height != (int)t.h)) ||
+        mmp_image_channels(src) != (int)tc->whole.planes || src->maxval != (int)tc->whole.maxval)
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "tile %d: samples of %dx%d, %d channels, maxval %d, not the plan's", i,
+                         src->width, src->height, mmp_image_channels(src), src->maxval);
+    if (recon && (mmp_image_channels(recon) != (int)tc->whole.planes ||
+                  ((recon->width != (int)t.w || recon->height != (int)t.h) &&
+                   (recon->width != (int)tc->whole.width ||
+                    recon->height != (int)tc->whole.height))))
+        return mmp_error(errbuf, errlen, MMP_EINVAL, "tile %d: a reconstruction of %dx%d", i,
+                         recon->width, recon->height);
+    tc->e.img = tc->e.img_whole = src;
+    tc->why[0] = 0;
+    const int err = encode_tile(&tc->e, &tc->whole, (uint32_t)i, payload, len, recon);
+    tc->e.img = tc->e.img_whole = NULL;
+    if (err == MMP_ECANCELED)
+        return mmp_error(errbuf, errlen, err, "stopped by the progress callback");
     if (err)
-        return mmp_error(errbuf, errlen, err,
-                         "settings with a field this library does not know (a newer mmp.h)");
-    st = &full;
-    err = mmp_enc_check(st, img, errbuf, errlen);
-    if (err)
-        return err;
-    encoder proto = {.st = st, .img = img, .img_whole = img, .log = {st->log, st->log_opaque},
-                     .errbuf = errbuf, .errlen = errlen};
-    mmp_enc_header(st, img, &proto.hdr);
-    mmp_layout_of(&proto.hdr, &proto.lay);
-    const mmp_header whole = proto.hdr;
-    const mmp_layout whole_lay = proto.lay;
-    uint32_t cols, rows;
-    mmp_tile_grid(&whole, &cols, &rows);
-    const uint32_t ntiles = cols * rows;
-    tile_work tw = {.whole = &whole, .ntiles = ntiles, .recon = recon};
-    atomic_init(&tw.next, 0);
-    atomic_init(&tw.failed, 0);
-    pthread_mutex_init(&tw.lock, NULL);
-    for (uint32_t i = 0; i < ntiles; i++) {
-        mmp_tile t;
-        mmp_tile_rect(&whole, i, &t);
-        mmp_header th = whole;
-        th.width = t.w;
-        th.height = t.h;
-        mmp_layout tl;
-        mmp_layout_of(&th, &tl);
-        tw.blocks_total += layout_blocks(&th, &tl);
+        return mmp_error(errbuf, errlen, err, "%s", tc->why);
+    tc->tiles++;
+    return 0;
+}
+
+int mmp_tile_coder_finish(mmp_tile_coder *tc, mmp_tile_totals *t, char *errbuf, size_t errlen)
+{
+    const encoder *e = &tc->e;
+    const int err = mmp_engines_finish(&tc->e.engines, tc->why, sizeof tc->why);
+    memset(t, 0, sizeof *t);
+    t->tiles = tc->tiles;
+    if (e->engines.eng)
+        snprintf(t->engine, sizeof t->engine, "%s", e->engines.eng->name);
+    t->head_steps = e->engines.head_steps;
+    t->blocks = (uint64_t)e->blocks_done;
+    t->dict_elements = e->dict_elements;
+    t->search_seconds = e->search_s;
+    t->code_seconds = e->code_s;
+    for (int p = 0; p < MMP_MAX_PLANES; p++) {
+        t->ssd[p] = e->ssd[p];
+        t->nsamples[p] = e->nsamples[p];
     }
-    /* Several tiles at once on an engine that runs threads (mmp/enc/engine_start.h). */
-    const mmp_engine_ops *tile_eng = ntiles > 1 ? mmp_engines_tile_engine(st) : NULL;
-    const int threads = st->threads > 0 ? st->threads : mmp_spare_cores();
-    const int nw = tile_eng ? mmp_enc_tile_workers(ntiles, threads) : 1;
-    tw.payload = calloc(ntiles, sizeof *tw.payload);
-    tw.plen = calloc(ntiles, sizeof *tw.plen);
-    worker *w = calloc((size_t)nw, sizeof *w);
-    if (!tw.payload || !tw.plen || !w)
-        err = mmp_error(errbuf, errlen, MMP_ENOMEM, "out of memory");
-    if (!err && recon &&
-        (err = mmp_image_alloc_channels(recon, img->width, img->height, whole_lay.nplanes,
-                                        img->maxval)))
-        err = mmp_error(errbuf, errlen, err, "out of memory");
-    for (int k = 0; !err && k < nw; k++) {
-        w[k].st = *st;
-        if (nw > 1) {
-            w[k].st.engine = tile_eng->name;
-            w[k].st.threads = threads / nw + (k < threads % nw);
-        }
-        w[k].e = proto;
-        w[k].e.st = &w[k].st;
-        w[k].e.tw = &tw;
-        /* One worker searches every block (the engine may go after the
-         * last, mmp_engines_release); one of several does not know its last. */
-        w[k].e.blocks_total = nw == 1 ? tw.blocks_total : -1;
-        w[k].e.errbuf = w[k].why;
-        w[k].e.errlen = sizeof w[k].why;
-        mmp_rc_enc_init(&w[k].e.rc);
-    }
-    if (!err) {
-        for (int k = 1; k < nw; k++)
-            w[k].started = pthread_create(&w[k].thread, NULL, run_worker, &w[k]) == 0;
-        run_worker(&w[0]);
-        for (int k = 1; k < nw; k++)
-            if (w[k].started)
-                pthread_join(w[k].thread, NULL);
-        if (tw.err)
-            err = mmp_error(errbuf, errlen, tw.err, "%s", tw.why);
-    }
-    if (!err) {
-        mmp_extra_in extra[MMP_MAX_EXTRA_CHUNKS];
-        for (int k = 0; k < st->nchunks; k++) {
-            memcpy(extra[k].type, st->chunks[k].type, 4);
-            extra[k].data = st->chunks[k].data;
-            extra[k].len = st->chunks[k].len;
-        }
-        const int werr = mmp_container_write(&whole, (const uint8_t *const *)tw.payload, tw.plen,
-                                             ntiles, extra, (uint32_t)st->nchunks, out, outlen);
-        if (werr)
-            err = mmp_error(errbuf, errlen, werr,
-                            werr == MMP_ENOMEM ? "out of memory" : "a tile over 4 GiB");
-    }
-    if (err && recon)
-        mmp_image_free(recon);
-    if (!err && stats) {
-        memset(stats, 0, sizeof *stats);
-        uint64_t ssd[MMP_MAX_PLANES] = {0}, nsamples[MMP_MAX_PLANES] = {0};
-        for (int k = 0; k < nw; k++) {
-            const encoder *e = &w[k].e;
-            stats->blocks += (uint64_t)e->blocks_done;
-            stats->dict_elements += e->dict_elements;
-            stats->search_seconds += e->search_s;
-            stats->code_seconds += e->code_s;
-            stats->head_steps += e->engines.head_steps;
-            for (int p = 0; p < whole_lay.nplanes; p++) {
-                ssd[p] += e->ssd[p];
-                nsamples[p] += e->nsamples[p];
-            }
-        }
-        stats->engine = w[0].e.engines.eng->name;
-        stats->planes = whole_lay.nplanes;
-        stats->tiles = (int)ntiles;
-        stats->tile_workers = nw;
-        for (int p = 0; p < whole_lay.nplanes; p++)
-            stats->plane_psnr[p] = mmp_psnr_of_ssd(ssd[p], nsamples[p], whole_lay.maxv[p]);
-    }
-    for (uint32_t i = 0; tw.payload && i < ntiles; i++)
-        free(tw.payload[i]);
-    free(tw.payload);
-    free(tw.plen);
-    for (int k = 0; w && k < nw; k++)
-        tear_down(&w[k].e);
-    free(w);
-    pthread_mutex_destroy(&tw.lock);
-    if (!err && stats)
-        stats->seconds = mmp_now_seconds() - t0;
-    return err;
+    return err ? mmp_error(errbuf, errlen, err, "%s", tc->why) : 0;
+}
+
+void mmp_tile_coder_free(mmp_tile_coder *tc)
+{
+    if (!tc)
+        return;
+    tear_down(&tc->e);
+    free(tc);
 }

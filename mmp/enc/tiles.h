@@ -1,6 +1,7 @@
 /*
- * The encoder's plan for the tiles of an image: how many are coded at once,
- * and a tile's samples as an image of their own.
+ * The encoder's plan for the tiles of an image: the plan's header and its
+ * tiles (mmp/enc/tiled.h), how many are coded at once, and a tile's
+ * samples as an image of their own.
  */
 #ifndef MMP_ENC_TILES_H
 #define MMP_ENC_TILES_H
@@ -8,7 +9,12 @@
 #include <stdint.h>
 
 #include "common/container.h"
+#include "mmp/enc/tiled.h"
 #include "mmp/mmp.h"
+
+/* The plan of an encode whose header is *h, and the header of a plan. */
+void mmp_tiled_plan_set(mmp_tiled_plan *plan, const mmp_header *h);
+void mmp_tiled_header(const mmp_tiled_plan *plan, mmp_header *h);
 
 /*
  * How many tiles are coded at once with `threads` threads: W workers of
@@ -25,5 +31,9 @@ int mmp_enc_tile_workers(uint32_t ntiles, int threads);
 /* Tile t's samples of img as an image of their own (out is allocated):
  * 0 or MMP_ENOMEM. */
 int mmp_enc_crop_tile(const mmp_image *img, const mmp_tile *t, mmp_image *out);
+
+/* A tile's samples (an image of tile t's size and img's channels) into
+ * their place in img. */
+void mmp_enc_paste_tile(const mmp_image *tile, const mmp_tile *t, mmp_image *img);
 
 #endif
