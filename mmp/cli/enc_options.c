@@ -15,7 +15,9 @@
 #include "mmp/cli/ratectl.h"
 #include "mmp/imageio/imagefile.h"
 
-static const char *const prog = MMP_ENC_PROG;
+const char *mmp_enc_prog = MMP_ENC_PROG;
+/* mmp_enc_prog as the parse found it (mmp_enc_options_parse sets it). */
+static const char *prog = MMP_ENC_PROG;
 
 enum {
     OPT_RECON = 256,
@@ -610,6 +612,7 @@ static void defaults(mmp_enc_options *o)
 
 int mmp_enc_options_parse(mmp_enc_options *o, int argc, char **argv)
 {
+    prog = mmp_enc_prog;
     defaults(o);
     int rc_count = 0, lambda_given = 0, residual_given = 0, c, e;
     const char *out_opt = NULL;

@@ -10,8 +10,11 @@
 #include "mmp/cli/cli.h"
 #include "mmp/mmp.h"
 
-/* The program's name in its messages. */
+/* The program's name in its messages: mmp_enc_prog, MMP_ENC_PROG unless
+ * another front end that takes mmp-enc's options (mmp-enc-mpi) sets its
+ * own before it parses them. */
 #define MMP_ENC_PROG "mmp-enc"
+extern const char *mmp_enc_prog;
 
 typedef struct mmp_enc_options {
     mmp_settings st;        /* the encoder's settings: the options', MMP_CL_DEVICE's and

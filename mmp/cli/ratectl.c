@@ -83,6 +83,7 @@ typedef struct search {
     int kind;
     double target;
     const mmp_image *img;
+    const mmp_cli_encoder *enc; /* NULL: mmp_encode */
     double pixels;
     double ystar; /* the y aimed at */
     int aimed;    /* ystar is set (after the first probe) */
@@ -349,7 +350,9 @@ static int run_search(search *s, mmp_settings *ps, long long q8, kept *k, mmp_ra
         mmp_image rec = {0};
         mmp_enc_stats pst;
         const double tp = now();
-        int e = mmp_encode(ps, s->img, &buf, &len, &rec, &pst, errbuf, errlen);
+        int e = s->enc ? s->enc->encode(s->enc->opaque, ps, s->img, &buf, &len, &rec, &pst,
+                                        errbuf, errlen)
+                       : mmp_encode(ps, s->img, &buf, &len, &rec, &pst, errbuf, errlen);
         gate->first = 0;
         if (e)
             return e;
@@ -423,13 +426,13 @@ static int run_search(search *s, mmp_settings *ps, long long q8, kept *k, mmp_ra
     return 0;
 }
 
-int mmp_ratectl_encode(const mmp_settings *st, const mmp_image *img, int kind, double target,
-                       uint8_t **out, size_t *outlen, mmp_image *recon, mmp_enc_stats *stats,
-                       mmp_ratectl_result *res, FILE *trace, const char *prog, char *errbuf,
-                       size_t errlen)
+int mmp_ratectl_encode(const mmp_settings *st, const mmp_cli_encoder *enc, const mmp_image *img,
+                       int kind, double target, uint8_t **out, size_t *outlen, mmp_image *recon,
+                       mmp_enc_stats *stats, mmp_ratectl_result *res, FILE *trace,
+                       const char *prog, char *errbuf, size_t errlen)
 {
     const double t0 = now();
-    search s = {.kind = kind, .target = target, .img = img};
+    search s = {.kind = kind, .target = target, .img = img, .enc = enc};
     s.pixels = (double)img->width * img->height;
     memset(res, 0, sizeof *res);
     res->chosen = -1;

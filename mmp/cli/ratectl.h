@@ -1,7 +1,8 @@
 /*
  * Rate control of mmp-enc (--target-bpp, --target-psnr, --max-bytes): the
  * lambda that meets a target, found by encoding the image at a few lambdas
- * (the probes) through the public API alone (mmp_encode).
+ * (the probes) through the public API alone (mmp_encode, or an encoder
+ * with its contract: mmp-enc-mpi's).
  *
  * The search runs on the 1/256 grid of lambda that the header stores
  * (lambda_q8 = lambda * 256, 0 to 256000000), in log lambda, with a
@@ -79,6 +80,16 @@
  * was reachable); mmp_encode's negative codes pass through. */
 #define MMP_RATE_UNREACHABLE 1
 
+/* An encoder with mmp_encode's contract, called with its opaque pointer:
+ * another way to the same bytes (mmp-enc-mpi's spreads the tiles over
+ * processes). */
+typedef struct mmp_cli_encoder {
+    int (*encode)(void *opaque, const mmp_settings *s, const mmp_image *img, uint8_t **out,
+                  size_t *outlen, mmp_image *recon, mmp_enc_stats *stats, char *errbuf,
+                  size_t errlen);
+    void *opaque;
+} mmp_cli_encoder;
+
 /* One probe. */
 typedef struct mmp_ratectl_probe {
     double lambda; /* lambda_q8 / 256.0 */
@@ -98,7 +109,8 @@ typedef struct mmp_ratectl_result {
 
 /*
  * Encode `img` with the settings `s` at the lambda that meets `target` of
- * `kind` (MMP_RATE_*; s->lambda is ignored). On success returns 0 and, like
+ * `kind` (MMP_RATE_*; s->lambda is ignored), each probe through `enc`
+ * (NULL: mmp_encode). On success returns 0 and, like
  * mmp_encode, *out, *outlen, *recon (when not NULL) and *stats of the probe
  * kept, with its lambda in res->probe[res->chosen]. When `trace` is not
  * NULL each probe is printed there as one line "PROG: probe N: ...".
@@ -107,10 +119,10 @@ typedef struct mmp_ratectl_result {
  * line in errbuf when no probe meets the target, or a negative MMP_E*
  * code of a failed encode; *out is NULL then.
  */
-int mmp_ratectl_encode(const mmp_settings *s, const mmp_image *img, int kind, double target,
-                       uint8_t **out, size_t *outlen, mmp_image *recon, mmp_enc_stats *stats,
-                       mmp_ratectl_result *res, FILE *trace, const char *prog, char *errbuf,
-                       size_t errlen);
+int mmp_ratectl_encode(const mmp_settings *s, const mmp_cli_encoder *enc, const mmp_image *img,
+                       int kind, double target, uint8_t **out, size_t *outlen, mmp_image *recon,
+                       mmp_enc_stats *stats, mmp_ratectl_result *res, FILE *trace,
+                       const char *prog, char *errbuf, size_t errlen);
 
 /* The value of the option of `kind`: --max-bytes a whole number of bytes
  * from 1, --target-bpp a number above 0 up to 64, --target-psnr above 0 up
