@@ -6,6 +6,8 @@
 #   make check-viewers the viewers' plugins (plugins/) as installed, through the viewers
 #   make web      the decoder in WebAssembly and the page that shows .mmp files: build/web/
 #   make check-web     that page in headless Chromium against mmp-dec
+#   make mpi      bin/mmp-enc-mpi, the tiles spread over the ranks of an MPI job
+#   make check-mpi     mmp-enc-mpi under mpirun
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
 #   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
@@ -395,6 +397,51 @@ check-web: all
 	@$(MAKE) --no-print-directory web
 	node tests/web/check-web.js $(WEB_BUILD) $(BIN)/mmp-dec tests/conformance/*.mmp \
 	    tests/web/grad-2048.mmp
+
+# ---------------------------------------------------------------- make mpi, make check-mpi
+# mpi: bin/mmp-enc-mpi (docs/cluster.md), mmp/mpi/ compiled with Open MPI's
+# mpicc (Debian's libopenmpi-dev and openmpi-bin: scripts/install-deps.sh
+# --mpi) and linked with libmmpcli.a and libmmp.a, whose internal
+# mmp/enc/tiled.h it uses. make and make check need no MPI.
+# check-mpi: tests/mpi/check-mpi.sh, mpirun --oversubscribe on small crops:
+# mmp-enc-mpi writes mmp-enc's bytes, and a rank that fails or is killed
+# fails the run and leaves no file.
+MPICC  ?= mpicc
+MPI_SRC = $(wildcard mmp/mpi/*.c)
+MPI_OBJ = $(MPI_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: mpi check-mpi check-mpi-sanitize mpi-cc
+mpi: $(BIN)/mmp-enc-mpi
+
+mpi-cc:
+	@command -v $(MPICC) >/dev/null || { echo "make mpi: no $(MPICC); scripts/install-deps.sh --mpi installs Open MPI" >&2; exit 1; }
+
+$(MPI_OBJ): $(BUILD)/%.o: %.c | mpi-cc
+	@mkdir -p $(dir $@)
+	$(MPICC) $(MMP_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BIN)/mmp-enc-mpi: $(MPI_OBJ) $(CLI_LIB) $(LIB)
+	@mkdir -p $(BIN)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CLI_LIBS) $(ENC_LIBS)
+
+-include $(MPI_OBJ:.o=.d)
+
+check-mpi: all
+	@sh scripts/install-deps.sh --if-missing --mpi
+	@$(MAKE) --no-print-directory mpi
+	@MMP_BIN=$(abspath $(BIN)) sh tests/mpi/check-mpi.sh
+
+# check-mpi-sanitize: check-mpi built with the sanitizers (build-san/,
+# bin-san/, as check-sanitize). Open MPI's own leaks are suppressed by
+# library (tests/fuzz/lsan.supp), which needs its frames named: its
+# components stay loaded and the unwinder is the slow one.
+MPI_SAN_ENV = ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+              UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+              LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0:fast_unwind_on_malloc=0 \
+              OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+check-mpi-sanitize:
+	@$(MPI_SAN_ENV) $(MAKE) --no-print-directory check-mpi BUILD=$(SAN_BUILD) BIN=$(SAN_BIN) \
+	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
 
 # ---------------------------------------------------------------- make rd
 # Rate-distortion results for two sets of images: make rd makes both, make

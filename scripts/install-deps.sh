@@ -11,6 +11,7 @@
 #                                        (make check-viewers only)
 #   scripts/install-deps.sh --web        also emscripten, chromium and node (make web and make
 #                                        check-web only)
+#   scripts/install-deps.sh --mpi        also Open MPI (make mpi and make check-mpi only)
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
@@ -29,6 +30,8 @@ VIEWERS="libgdk-pixbuf-2.0-dev libgdk-pixbuf2.0-bin shared-mime-info imagemagick
 # the page's test: headless chromium driven by node (which emscripten needs
 # too).
 WEB="emscripten chromium nodejs"
+# mmp-enc-mpi: Open MPI's headers, mpicc and mpirun.
+MPI="libopenmpi-dev openmpi-bin"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0
@@ -40,6 +43,7 @@ for arg in "$@"; do
     --python) PKGS="$PKGS $PYTHON" ;;
     --viewers) PKGS="$PKGS $VIEWERS" ;;
     --web) PKGS="$PKGS $WEB" ;;
+    --mpi) PKGS="$PKGS $MPI" ;;
     *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
     esac
 done

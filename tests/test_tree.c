@@ -6,7 +6,8 @@
  *  - scripts/check-layers: a file of each folder that includes only what
  *    its folder may passes; the decoder side including the encoder side,
  *    the shared code including the decoder, the engines or the front ends
- *    (the browser's too) reaching into the library's insides, a plugin
+ *    (the browser's too) reaching into the library's insides (mmp-enc-mpi
+ *    into the encoder's beyond mmp/enc/tiled.h), a plugin
  *    including anything but mmp/mmp.h and its own folder, and the public
  *    header including a project header each fail, naming the file and the
  *    include;
@@ -99,6 +100,8 @@ static void good_tree(void)
     put("mmp/enc/search.c", "#include \"mmp/common/syntax.h\"\n#include \"kernels/engine.h\"\n");
     put("mmp/imageio/pnm.c", "#include \"common/error.h\"\n#include \"mmp/mmp.h\"\n");
     put("mmp/cli/enc_main.c", "#include \"mmp/imageio/pnm.h\"\n#include \"mmp/mmp.h\"\n");
+    put("mmp/mpi/farm.c", "#include <mpi.h>\n#include \"mmp/cli/enc_run.h\"\n"
+                          "#include \"mmp/enc/tiled.h\"\n#include \"mmp/mpi/coder.h\"\n");
     put("plugins/gdk-pixbuf/io-mmp.c", "#include <gdk-pixbuf/gdk-pixbuf-io.h>\n#include \"mmp/mmp.h\"\n");
     put("web/mmp_wasm.c", "#include \"mmp/mmp.h\"\n");
 }
@@ -117,6 +120,9 @@ static void test_layers(void **state)
         {"mmp/enc/search.c", "mmp/dec/decoder.h"},   /* the sides are siblings */
         {"mmp/cli/enc_main.c", "common/error.h"},     /* front ends through mmp.h */
         {"mmp/cli/enc_main.c", "mmp/common/syntax.h"},
+        {"mmp/cli/enc_main.c", "mmp/enc/tiled.h"},    /* the tiles apart: mmp/mpi/ alone */
+        {"mmp/mpi/farm.c", "mmp/enc/search.h"},      /* ... and nothing else of the encoder */
+        {"mmp/mpi/farm.c", "common/error.h"},
         {"mmp/imageio/pnm.c", "mmp/cli/cli.h"},       /* upward */
         {"kernels/engine.h", "mmp/mmp.h"},
         {"dict/dict.h", "predict/predict.h"},         /* sideways in one layer */
