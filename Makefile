@@ -7,7 +7,7 @@
 #   make web      the decoder in WebAssembly and the page that shows .mmp files: build/web/
 #   make check-web     that page in headless Chromium against mmp-dec
 #   make mpi      bin/mmp-enc-mpi, the tiles spread over the ranks of an MPI job
-#   make check-mpi     mmp-enc-mpi under mpirun
+#   make check-mpi     mmp-enc-mpi and scripts/rd-sweep --mpi under mpirun
 #   make demo     encode images/camera.pgm at lambda 10, decode it, print figures
 #   make deps     install the Debian packages the build needs (root), or print the line
 #   make install  mmp-enc, mmp-dec, <mmp.h>, libmmp and libmmpdec (.a, .so, .pc),
@@ -404,8 +404,9 @@ check-web: all
 # --mpi) and linked with libmmpcli.a and libmmp.a, whose internal
 # mmp/enc/tiled.h it uses. make and make check need no MPI.
 # check-mpi: tests/mpi/check-mpi.sh, mpirun --oversubscribe on small crops:
-# mmp-enc-mpi writes mmp-enc's bytes, and a rank that fails or is killed
-# fails the run and leaves no file.
+# mmp-enc-mpi writes mmp-enc's bytes, a rank that fails or is killed fails
+# the run and leaves no file, and scripts/rd-sweep --mpi (python3-mpi4py)
+# writes the rows of a local sweep.
 MPICC  ?= mpicc
 MPI_SRC = $(wildcard mmp/mpi/*.c)
 MPI_OBJ = $(MPI_SRC:%.c=$(BUILD)/%.o)

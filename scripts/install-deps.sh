@@ -11,7 +11,8 @@
 #                                        (make check-viewers only)
 #   scripts/install-deps.sh --web        also emscripten, chromium and node (make web and make
 #                                        check-web only)
-#   scripts/install-deps.sh --mpi        also Open MPI (make mpi and make check-mpi only)
+#   scripts/install-deps.sh --mpi        also Open MPI and mpi4py (make mpi and make check-mpi
+#                                        only)
 set -eu
 
 # netpbm: pamcut, which make check-opt's scripts/same-bytes crops with.
@@ -30,8 +31,9 @@ VIEWERS="libgdk-pixbuf-2.0-dev libgdk-pixbuf2.0-bin shared-mime-info imagemagick
 # the page's test: headless chromium driven by node (which emscripten needs
 # too).
 WEB="emscripten chromium nodejs"
-# mmp-enc-mpi: Open MPI's headers, mpicc and mpirun.
-MPI="libopenmpi-dev openmpi-bin"
+# mmp-enc-mpi and scripts/rd-sweep --mpi: Open MPI's headers, mpicc and
+# mpirun, and its Python binding.
+MPI="libopenmpi-dev openmpi-bin python3-mpi4py"
 EXTRA="libjpeg-turbo-progs libopenjp2-tools webp libavif-bin libjxl-tools libheif-examples libcharls2 gnuplot-nox python3 time"
 
 if_missing=0

@@ -1,5 +1,6 @@
 #!/bin/sh
-# make check-mpi: mmp-enc-mpi under mpirun, on small crops, several ranks a core (--oversubscribe: CI has two cores).
+# make check-mpi: mmp-enc-mpi and scripts/rd-sweep --mpi under mpirun, on
+# small crops, several ranks a core (--oversubscribe: CI has two cores).
 #
 #  - mmp-enc-mpi writes mmp-enc's bytes with the same options: a grey crop
 #    of 4 tiles on 1, 3 and 5 ranks (more ranks than tiles); a colour crop
@@ -11,7 +12,11 @@
 #    one line of mmp-enc-mpi naming the rank, and a rank's MPI process
 #    killed ends the job through mpirun (its status and message); every
 #    time OUT keeps what it held and no temporary file is left
-#    (MMP_MPI_TEST, docs/cluster.md).
+#    (MMP_MPI_TEST, docs/cluster.md);
+#  - mpirun -np 2 scripts/rd-sweep --mpi on two crops at two lambdas
+#    writes the rows of a local sweep (order and timing columns aside),
+#    both ranks coding, resumes a CSV that holds some of them, and does
+#    the same through Open MPI's libmpi by ctypes (RD_SWEEP_MPI=ctypes).
 #
 #   tests/mpi/check-mpi.sh        with $MMP_BIN (default bin/) holding
 #                                 mmp-enc, mmp-dec and mmp-enc-mpi
@@ -105,4 +110,28 @@ broken kill-coder:1 1 'rank 1, tile [0-9]*: its coder process was killed by sign
 broken kill-coder:0 1 'rank 0, tile [0-9]*: its coder process was killed by signal 9'
 broken kill-rank:2 any ''
 
-echo "check-mpi: $n checks passed (mmp-enc-mpi on 1 to 5 ranks)"
+# rd-sweep --mpi: the rows of a local sweep, then a resumed one.
+pamcut -left 100 -top 100 -width 64 -height 48 images/camera.pgm > "$tmp/c1.pgm"
+pamcut -left 10 -top 300 -width 48 -height 64 images/moon.pgm > "$tmp/c2.pgm"
+rows() { cut -d, -f1-8 "$1" | sort; }
+sweep="-l 10,100 --bin $bin --enc-args=--speed=4"
+scripts/rd-sweep -j 2 $sweep -o "$tmp/local.csv" "$tmp/c1.pgm" "$tmp/c2.pgm" 2> /dev/null
+mpirun_ -np 2 scripts/rd-sweep --mpi $sweep -o "$tmp/mpi.csv" "$tmp/c1.pgm" "$tmp/c2.pgm" \
+    2> "$tmp/err" || fail "rd-sweep --mpi failed: $(cat "$tmp/err")"
+[ "$(rows "$tmp/local.csv")" = "$(rows "$tmp/mpi.csv")" ] ||
+    fail "rd-sweep --mpi wrote $(rows "$tmp/mpi.csv"), a local sweep $(rows "$tmp/local.csv")"
+grep -q 'rank 1:' "$tmp/err" || fail "rd-sweep --mpi: rank 1 coded nothing: $(cat "$tmp/err")"
+head -3 "$tmp/local.csv" > "$tmp/resumed.csv"
+mpirun_ -np 2 scripts/rd-sweep --mpi $sweep -o "$tmp/resumed.csv" "$tmp/c1.pgm" "$tmp/c2.pgm" \
+    2> "$tmp/err" || fail "rd-sweep --mpi, resumed, failed: $(cat "$tmp/err")"
+[ "$(rows "$tmp/local.csv")" = "$(rows "$tmp/resumed.csv")" ] ||
+    fail "rd-sweep --mpi, resumed, wrote $(rows "$tmp/resumed.csv")"
+[ "$(grep -c '^\[' "$tmp/err")" -eq 2 ] || fail "rd-sweep --mpi, resumed, ran: $(cat "$tmp/err")"
+# Through Open MPI's libmpi by ctypes, as where no mpi4py fits the python3.
+RD_SWEEP_MPI=ctypes mpirun_ -np 2 -x RD_SWEEP_MPI scripts/rd-sweep --mpi $sweep \
+    -o "$tmp/ctypes.csv" "$tmp/c1.pgm" "$tmp/c2.pgm" 2> "$tmp/err" ||
+    fail "rd-sweep --mpi through ctypes failed: $(cat "$tmp/err")"
+[ "$(rows "$tmp/local.csv")" = "$(rows "$tmp/ctypes.csv")" ] ||
+    fail "rd-sweep --mpi through ctypes wrote $(rows "$tmp/ctypes.csv")"
+n=$((n + 3))
+echo "check-mpi: $n checks passed (mmp-enc-mpi on 1 to 5 ranks, rd-sweep --mpi on 2)"
