@@ -14,6 +14,8 @@
  *    with one line.
  *  - Messages name the option the user gave (--cl-device or MMP_CL_DEVICE)
  *    and the file once.
+ *  - A late output (mmp_cli_output.late, mmp-enc-mpi's) has no temporary
+ *    file between the check and the write, and is written all the same.
  *
  * The binaries come from $MMP_BIN (make check sets it; the tests skip
  * without it). Each test runs in its own directory under a private mkdtemp
@@ -26,6 +28,7 @@
  */
 /* S_IFMT and its kinds, mknod's major() and minor(). */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -42,6 +45,7 @@
 
 #include <cmocka.h>
 
+#include "mmp/cli/cli.h"
 #include "mmp/imageio/imagefile.h"
 #include "mmp/imageio/pnm.h"
 #include "mmp/mmp.h"
@@ -547,6 +551,54 @@ static void test_auto_fallback_warns(void **state)
     assert_content("OUT3.mmp", good_mmp, good_len);
 }
 
+/* Files of this test's directory whose names hold ".tmp". */
+static int temporaries(void)
+{
+    DIR *d = opendir(work);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, ".tmp") != NULL;
+    closedir(d);
+    return n;
+}
+
+static int write_text(void *opaque, void *file)
+{
+    return fputs(opaque, file) >= 0 ? 0 : MMP_EIO;
+}
+
+/* A late output (mmp-enc-mpi's, whose process MPI may end without its
+ * handlers): the check leaves no temporary file behind, yet refuses what
+ * cannot be written; the write makes one, fills it and renames it. */
+static void test_late_temporaries(void **state)
+{
+    (void)state;
+    char err[512], late_path[512], early_path[512], bad_path[512];
+    wpath(late_path, sizeof late_path, "late.mmp");
+    wpath(early_path, sizeof early_path, "early.mmp");
+    wpath(bad_path, sizeof bad_path, "no/such/dir.mmp");
+    mmp_cli_output early = {.path = early_path, .what = "output", .write = write_text,
+                            .opaque = "early\n"};
+    mmp_cli_output late = {.path = late_path, .what = "output", .write = write_text,
+                           .opaque = "late\n", .late = 1};
+    mmp_cli_output bad = {.path = bad_path, .what = "output", .write = write_text, .opaque = "",
+                          .late = 1};
+    assert_int_equal(mmp_cli_outputs_check(NULL, &early, 1, err, sizeof err), 0);
+    assert_int_equal(temporaries(), 1);
+    assert_int_equal(mmp_cli_outputs_check(NULL, &late, 1, err, sizeof err), 0);
+    assert_int_equal(temporaries(), 1); /* early's alone */
+    assert_int_equal(mmp_cli_outputs_write(&late, 1, err, sizeof err), 0);
+    assert_int_equal(mmp_cli_outputs_write(&early, 1, err, sizeof err), 0);
+    mmp_cli_outputs_free(&late, 1);
+    mmp_cli_outputs_free(&early, 1);
+    assert_content("late.mmp", "late\n", 5);
+    assert_content("early.mmp", "early\n", 6);
+    assert_int_equal(temporaries(), 0);
+    assert_int_equal(mmp_cli_outputs_check(NULL, &bad, 1, err, sizeof err), MMP_EIO);
+    mmp_cli_outputs_free(&bad, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, cli_test_setup)
@@ -572,6 +624,7 @@ int main(void)
         T(test_dec_missing_input_named_once),
         T(test_cl_device_no_match),
         T(test_auto_fallback_warns),
+        T(test_late_temporaries),
     };
 #undef T
     return cmocka_run_group_tests(tests, cli_group_setup, cli_group_teardown);

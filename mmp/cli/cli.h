@@ -97,7 +97,9 @@ int mmp_cli_special_path(const char *path);
  *    that appears meanwhile is not replaced either.
  *
  * The temporary files are created by mmp_cli_outputs_check, before anything
- * is read, and removed on every failure, and on SIGINT, SIGTERM and SIGHUP
+ * is read (those of `late` outputs by mmp_cli_outputs_write, just before
+ * their content), and removed on every failure, and on SIGINT, SIGTERM and
+ * SIGHUP
  * (a handler unlinks them, restores the signal's default action and raises
  * it again, so that the exit status says which signal ended the process; a
  * signal ignored at start, as under nohup, stays ignored).
@@ -115,6 +117,12 @@ typedef struct mmp_cli_output {
     void *opaque;
     int derived;             /* the program made the name: regular files only */
     int replace;             /* derived: an existing regular file may be replaced */
+    int late;                /* a regular output's temporary file is made when the
+                              * content is written, not by the check (which makes one
+                              * and removes it again, to know that it can): for a
+                              * program whose process may be ended without its
+                              * handlers while it works (mmp-enc-mpi's rank 0, which
+                              * its MPI library or mpirun may end) */
     /* Filled by mmp_cli_outputs_check (private to cli.c). */
     int kind;                /* OUT_* of cli.c */
     int err;                 /* errno found while looking at the path, or 0 */
@@ -140,7 +148,7 @@ typedef struct mmp_cli_output {
  * usage error; an output that cannot be written as described above (a
  * directory, several hard links, no permission, no such directory, a
  * derived name refused) is MMP_EIO. Either way errbuf holds one line. On
- * success the temporary files exist.
+ * success the temporary files exist (but those of `late` outputs).
  */
 int mmp_cli_outputs_check(const char *in_path, mmp_cli_output *outs, int n, char *errbuf,
                           size_t errlen);

@@ -153,6 +153,7 @@ static int check_outputs(job *j)
                                   .opaque = &j->rec_out};
     j->outs[1] = (mmp_cli_output){
         .path = o->out_path, .what = "output", .write = write_blob, .opaque = &j->b};
+    j->outs[0].late = j->outs[1].late = j->enc && j->enc->late_outputs;
     j->out = o->recon_path ? j->outs : j->outs + 1;
     j->nout = o->recon_path ? 2 : 1;
     const int e = mmp_cli_outputs_check(o->in_path, j->out, j->nout, j->err, sizeof j->err);

@@ -491,6 +491,10 @@ int mmp_cli_outputs_check(const char *in_path, mmp_cli_output *outs, int n, char
             return err;
         }
     }
+    /* A late output's temporary file was made to know that it can be. */
+    for (int i = 0; i < n; i++)
+        if (outs[i].late)
+            drop_temp(&outs[i]);
     return 0;
 }
 
@@ -815,6 +819,9 @@ int mmp_cli_outputs_write(mmp_cli_output *outs, int n, char *errbuf, size_t errl
     for (int i = 0; i < n && !err; i++)
         if (outs[i].kind == OUT_LINK && !(err = open_link(&outs[i], &ls[i], errbuf, errlen)))
             err = check_linked(outs, n, ls, i, errbuf, errlen);
+    for (int i = 0; i < n && !err; i++)
+        if (outs[i].kind == OUT_FILE && !outs[i].tmp)
+            err = make_temp(&outs[i], errbuf, errlen);
     for (int i = 0; i < n && !err; i++)
         if (outs[i].kind == OUT_FILE)
             err = write_temp(&outs[i], errbuf, errlen);

@@ -82,12 +82,15 @@
 
 /* An encoder with mmp_encode's contract, called with its opaque pointer:
  * another way to the same bytes (mmp-enc-mpi's spreads the tiles over
- * processes). */
+ * processes). With late_outputs set, the outputs' temporary files are
+ * made only once the encode is done (mmp_cli_output.late): its process
+ * may be ended without its handlers while it encodes. */
 typedef struct mmp_cli_encoder {
     int (*encode)(void *opaque, const mmp_settings *s, const mmp_image *img, uint8_t **out,
                   size_t *outlen, mmp_image *recon, mmp_enc_stats *stats, char *errbuf,
                   size_t errlen);
     void *opaque;
+    int late_outputs;
 } mmp_cli_encoder;
 
 /* One probe. */

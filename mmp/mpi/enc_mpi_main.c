@@ -96,7 +96,10 @@ int main(int argc, char **argv)
     coder.rank = rank;
     if (rank == 0) {
         mpi_farm farm = {.coder = &coder, .ranks = ranks, .local_rank = local_rank};
-        const mmp_cli_encoder enc = {.encode = mpi_farm_encode, .opaque = &farm};
+        /* Open MPI ends a rank whose peer died with _exit, no handler run:
+         * the temporary file is made only once every tile is back. */
+        const mmp_cli_encoder enc = {.encode = mpi_farm_encode, .opaque = &farm,
+                                     .late_outputs = 1};
         status = mmp_enc_run(&o, &enc);
         mpi_farm_quit(&farm);
     } else {
