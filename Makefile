@@ -146,7 +146,7 @@ $(BIN)/mmp-metrics: $(BUILD)/mmp/cli/metrics_main.o $(CLI_LIB) $(DEC_LIB)
 # just it, as the proof that the decoder needs no search code.
 decoder-only: $(BIN)/mmp-dec
 
-$(BUILD)/tests/%: tests/%.c tests/util.h tests/cli_harness.h tests/meta_util.h $(CLI_LIB) $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/util.h tests/container_util.h tests/cli_harness.h tests/meta_util.h $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(MMP_CFLAGS) $(CFLAGS) -o $@ $< $(CLI_LIB) $(LIB) $(LDFLAGS) -lcmocka $(CLI_LIBS) $(ENC_LIBS)
 
