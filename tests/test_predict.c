@@ -449,6 +449,35 @@ static void check_block(const mmp_plane *p, int y0, int x0, int h, int w)
                          k, y0, x0, h, w, i, one[i], angles[k * h * w + i], ref[i]);
         check_range(one, h * w, p->maxval);
     }
+    /* mmp_predict_some: the modes and directions of its masks as
+     * mmp_predict_all gives them, the others' places untouched. */
+    static const unsigned mode_masks[] = {1u << MMP_PRED_LSP, ~(1u << MMP_PRED_LSP), 0x2a5u};
+    static const uint32_t dir_masks[] = {0x11111111u, 0x55555555u, 1u};
+    int32_t some[MMP_NUM_MODES * BLK], some_angles[MMP_NUM_ANGLES * BLK];
+    for (int t = 0; t < 3; t++) {
+        const unsigned mm = mode_masks[t] & ((1u << MMP_NUM_MODES) - 1);
+        for (int i = 0; i < MMP_NUM_MODES * BLK; i++)
+            some[i] = -7;
+        for (int i = 0; i < MMP_NUM_ANGLES * BLK; i++)
+            some_angles[i] = -7;
+        mmp_predict_some(p, y0, x0, h, w, mm, dir_masks[t], some, some_angles);
+        for (int m = 0; m < MMP_NUM_MODES; m++)
+            for (int i = 0; i < h * w; i++) {
+                const int32_t want = (mm >> m & 1) ? (m == MMP_PRED_ANG ? some_angles[i]
+                                                                        : all[m * h * w + i])
+                                                   : -7;
+                if (some[m * h * w + i] != want)
+                    fail_msg("predict_some mask %#x mode %s pixel %d: %d, want %d", mm,
+                             mode_name[m], i, some[m * h * w + i], want);
+            }
+        for (int k = 0; k < MMP_NUM_ANGLES; k++)
+            for (int i = 0; i < h * w; i++) {
+                const int32_t want = (dir_masks[t] >> k & 1) ? angles[k * h * w + i] : -7;
+                if (some_angles[k * h * w + i] != want)
+                    fail_msg("predict_some directions %#x angle %d pixel %d: %d, want %d",
+                             dir_masks[t], k, i, some_angles[k * h * w + i], want);
+            }
+    }
 }
 
 /* ------------------------------------------------------------------ tests */

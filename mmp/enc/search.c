@@ -27,11 +27,13 @@
  * on the host (mmp/enc/search_tx.h) from the leaf's samples, the prediction and
  * the step's frozen rates alone: the engines do not see it.
  *
- * Speed presets above 0 (mmp_search_speed) prune by rules that depend only on
- * the block's samples, its neighbours' reconstruction and the step's rates,
- * never on the schedule or the engine: the modes of a leaf are ranked by an
- * estimate and only the best few go to the engine, and the narrowest
- * prediction leaves may be left out. Preset 0 is the exhaustive search.
+ * Speed presets above 0 (mmp_search_speed, mmp/enc/search_speed.c) prune by
+ * rules that depend only on the block's samples, its neighbours'
+ * reconstruction and the step's rates, never on the schedule or the engine:
+ * the modes of a leaf are ranked by an estimate and only the best few go to
+ * the engine (none from speed 6: the transform residual alone), the
+ * narrowest or all oblong prediction leaves may be left out, and fewer
+ * modes and directions predicted. Preset 0 is the exhaustive search.
  *
  * The blocks of one step of the coding order (mmp/common/order.h) are searched at
  * once, by workers that each take the step's next block with a memo of
@@ -48,7 +50,6 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "mmp/mmp.h"
-#include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search_memo.h"
 #include "mmp/enc/search_sched.h"
 #include "mmp/enc/search_tx.h"
@@ -100,6 +101,8 @@ struct mmp_search {
     mmp_tx_search tx;
     int64_t lambda;
     mmp_search_speed speed;
+    unsigned pred_modes; /* the modes the preset predicts (bit m: mode m) */
+    uint32_t pred_dirs;  /* the angular directions it tries (bit k: direction k) */
     int64_t sqrt_lambda_q8; /* sqrt(lambda) in 1/256: the weight of bits against SATD */
     mmp_sched sched; /* the engine, and how the options run */
     mmp_memo **memo; /* one per worker of a step */
@@ -155,40 +158,6 @@ static void view_store(view *v, int y0, int x0, int h, int w, const int32_t *rec
 
 /* ------------------------------------------------------------ setup */
 
-void mmp_search_speed_preset(int speed, mmp_search_speed *out)
-{
-    /* Measured on crops and whole images: docs/tuning.md, "Speed presets". */
-    static const mmp_search_speed preset[MMP_SEARCH_MAX_SPEED + 1] = {
-        {.modes = MMP_NUM_MODES, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
-        {.modes = 5, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
-        {.modes = 2, .tx_modes = MMP_NUM_MODES, .dict_cap = MMP_DEFAULT_DICT_CAP},
-        {.modes = 2, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
-         .dict_cap = MMP_FAST_DICT_CAP},
-        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
-         .dict_cap = MMP_FAST_DICT_CAP},
-        {.modes = 1, .tx_modes = 5, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1,
-         .dict_cap = MMP_FASTEST_DICT_CAP},
-        /* From 6 on, no dictionary search: every leaf codes the transform
-         * residual (the engine is not called). */
-#define MMP_TX_ONLY                                                                               \
-    .modes = 0, .no_narrow = 1, .tx_skip = 1, .rdoq_only = 1, .no_lsp = 1,                       \
-    .dict_cap = MMP_FASTEST_DICT_CAP
-        {MMP_TX_ONLY, .tx_modes = 5},
-        {MMP_TX_ONLY, .tx_modes = 5, .square = 1},
-        {MMP_TX_ONLY, .tx_modes = 2, .square = 1, .dir_step = 2, .fit_rounds = 1},
-        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .fit_rounds = 1},
-        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .min_log2 = 3, .fit_rounds = 1},
-#undef MMP_TX_ONLY
-    };
-    *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];
-    if (out->min_log2 < MMP_LOG2_PMIN)
-        out->min_log2 = MMP_LOG2_PMIN;
-    if (out->dir_step < 1)
-        out->dir_step = 1;
-    if (out->fit_rounds < 1)
-        out->fit_rounds = MMP_RESTORE_FIT_ROUNDS;
-}
-
 int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
                       const mmp_engine_ops *eng, void *eng_state, int64_t lambda_q8, int speed,
                       const mmp_logger *log, int verbose)
@@ -200,6 +169,11 @@ int mmp_search_create(mmp_search **out, mmp_codec *c, const int32_t *orig,
     s->orig = orig;
     s->lambda = lambda_q8;
     mmp_search_speed_preset(speed, &s->speed);
+    s->pred_modes = (1u << MMP_NUM_MODES) - 1;
+    if (s->speed.no_lsp)
+        s->pred_modes &= ~(1u << MMP_PRED_LSP);
+    for (int k = 0; k < MMP_NUM_ANGLES; k += s->speed.dir_step)
+        s->pred_dirs |= 1u << k;
     s->sqrt_lambda_q8 = llround(sqrt((double)lambda_q8 / 256.0) * 256.0);
     s->log = *log;
     s->verbose = verbose;
@@ -545,19 +519,11 @@ static int64_t search_leaf(mmp_search *s, view *v, int y0, int x0, int a, int b,
     uint8_t realbuf[MMP_B * MMP_B];
     const uint8_t *real = NULL;
     int32_t *pred = x->pred;
-    if (s->speed.no_lsp || s->speed.dir_step > 1) {
-        uint32_t dirs = 0;
-        for (int k = 0; k < MMP_NUM_ANGLES; k += s->speed.dir_step)
-            dirs |= 1u << k;
-        unsigned pm = (1u << MMP_NUM_MODES) - 1;
-        if (s->speed.no_lsp) {
-            pm &= ~(1u << MMP_PRED_LSP);
-            memset(pred + (long)MMP_PRED_LSP * h * w, 0, sizeof(int32_t) * h * w);
-        }
-        mmp_predict_some(&v->plane, y0, x0, h, w, pm, dirs, pred, x->angles);
-    } else {
-        mmp_predict_all(&v->plane, y0, x0, h, w, pred, x->angles);
-    }
+    /* A mode the preset never tries predicts zeros, which the memo's keys
+     * read like the others. */
+    if (s->speed.no_lsp)
+        memset(pred + (long)MMP_PRED_LSP * h * w, 0, sizeof(int32_t) * h * w);
+    mmp_predict_some(&v->plane, y0, x0, h, w, s->pred_modes, s->pred_dirs, pred, x->angles);
     for (int y = 0; y < h; y++)
         memcpy(orig + y * w, s->orig + (long)(y0 + y) * pw + x0, sizeof(int32_t) * w);
     if (y0 + h > c->height || x0 + w > c->width) {
