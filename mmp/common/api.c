@@ -112,20 +112,26 @@ double mmp_psnr_channel(const mmp_image *a, const mmp_image *b, int ch)
     return mmp_psnr_of_ssd(ssd_channels(a, b, ch, ch + 1), n, a->maxval);
 }
 
-double mmp_ms_ssim(const mmp_image *a, const mmp_image *b)
+/* A perceptual metric of b against a (common/perceptual.h), NAN where the
+ * images differ in shape or the metric refuses them. */
+typedef int (*metric_fn)(const uint16_t *a, const uint16_t *b, int w, int h, int channels,
+                         int maxval, double *score);
+
+static double perceptual(const mmp_image *a, const mmp_image *b, metric_fn fn)
 {
     double score;
-    if (!comparable(a, b) || mmp_metric_msssim(a->pix, b->pix, a->width, a->height,
-                                               mmp_image_channels(a), a->maxval, &score))
+    if (!comparable(a, b) ||
+        fn(a->pix, b->pix, a->width, a->height, mmp_image_channels(a), a->maxval, &score))
         return NAN;
     return score;
 }
 
+double mmp_ms_ssim(const mmp_image *a, const mmp_image *b)
+{
+    return perceptual(a, b, mmp_metric_msssim);
+}
+
 double mmp_ssimulacra2(const mmp_image *a, const mmp_image *b)
 {
-    double score;
-    if (!comparable(a, b) || mmp_metric_ssimulacra2(a->pix, b->pix, a->width, a->height,
-                                                    mmp_image_channels(a), a->maxval, &score))
-        return NAN;
-    return score;
+    return perceptual(a, b, mmp_metric_ssimulacra2);
 }
