@@ -40,11 +40,14 @@
  * theirs; dav1d keeps reserved space in the structs it fills.
  */
 #define MMP_ABI_VERSION 1
-/* The format this library writes (docs/format.md): 1.0. It reads every
+/* The format this library writes (docs/format.md): 1.1, whose one new
+ * coding tool, the deblocking filter, a file uses only where its header's
+ * tool bit says so (mmp_settings.deblocking -1 writes a file that a 1.0
+ * decoder reads). It reads every
  * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
  * gives a file's version as mmp_file_info.version and version_minor
  * (tests/test_api.c checks that an encoded file's agrees with this). */
-#define MMP_FORMAT_VERSION_STRING "1.0"
+#define MMP_FORMAT_VERSION_STRING "1.1"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -270,6 +273,11 @@ typedef struct mmp_settings {
      * alone and exact alpha planes have no steps of blocks and no call. */
     int (*progress)(void *opaque, int done, int total);
     void *progress_opaque;
+    int deblocking;         /* 0 (default): each plane of a lossy file gets the deblocking
+                             * filter that lowers its cost (docs/format.md section 7.7),
+                             * or none where none does; -1: no plane gets one, and the
+                             * file needs no decoder newer than format 1.0 */
+    int spare;              /* 0: room for the next int field */
     /* Fields added later go here, each with 0 as its default, and the
      * struct ends with no padding (mmp/common/api.c asserts it). */
 } mmp_settings;
@@ -428,7 +436,9 @@ typedef struct mmp_file_info {
     int tile_width, tile_height; /* the tiles' sides */
     int tiles;               /* how many: columns x rows */
     int chunks;              /* ancillary chunks (mmp_chunks lists them) */
-    int reserved[16];        /* zeros: room for later fields (MMP_ABI_VERSION) */
+    int deblock;             /* 1: the planes may have the deblocking filter (docs/format.md
+                              * 7.7, format 1.1) */
+    int reserved[15];        /* zeros: room for later fields (MMP_ABI_VERSION) */
 } mmp_file_info;
 
 /*

@@ -10,6 +10,10 @@
  *    zeroes the fields this library does not know, and the encode gives
  *    the bytes of the defaults; a field it does not know set to anything
  *    but 0 is MMP_EUNSUPPORTED, never read as something else.
+ * 4. A caller built against the first struct (up to progress_opaque, before
+ *    the deblocking filter's field): the fields it lacks take their
+ *    defaults, so its encode has the default's bytes; sizes between two
+ *    versions' are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,7 +73,7 @@ static void test_unset_settings_are_refused(void **state)
     assert_non_null(strstr(err, "not set by mmp_default_settings"));
     assert_null(out);
     assert_int_equal(len, 0);
-    s.size = sizeof s - 8; /* a size no version of the struct has had */
+    s.size = sizeof s - 4; /* a size no version of the struct has had */
     assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
     const uint8_t px[16] = {0};
     assert_int_equal(mmp_encode_grey8(px, 4, 4, 4, &s, &out, &len), MMP_EINVAL);
@@ -117,12 +121,54 @@ static void test_newer_struct(void **state)
     mmp_image_free(&img);
 }
 
+/* The first version's size: every field up to progress_opaque. */
+#define FIRST_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
+
+static void test_first_struct(void **state)
+{
+    (void)state;
+    mmp_image img;
+    gradient(&img);
+    mmp_settings s;
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    s.lambda = 300; /* where the gradient takes the deblocking filter */
+    uint8_t *ref = NULL, *out = NULL;
+    size_t rlen = 0, len = 0;
+    char err[256] = "";
+    assert_int_equal(mmp_encode(&s, &img, &ref, &rlen, NULL, NULL, err, sizeof err), 0);
+
+    mmp_settings first;
+    memset(&first, 0xa5, sizeof first); /* past the first struct: not the caller's */
+    assert_int_equal(mmp_settings_init(&first, FIRST_SIZE), 0);
+    assert_int_equal(first.size, FIRST_SIZE);
+    first.engine = "seq";
+    first.lambda = 300;
+    assert_int_equal(mmp_encode(&first, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(len, rlen);
+    assert_memory_equal(out, ref, len);
+    mmp_free(out);
+
+    /* Without the filter the file differs: the default above had it. */
+    s.deblocking = -1;
+    out = NULL;
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_true(len != rlen || memcmp(out, ref, len) != 0);
+    mmp_free(out);
+
+    for (size_t size = FIRST_SIZE + 1; size < sizeof(mmp_settings); size++)
+        assert_int_equal(mmp_settings_init(&first, size), MMP_EINVAL);
+    mmp_free(ref);
+    mmp_image_free(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_carry_the_size),
         cmocka_unit_test(test_unset_settings_are_refused),
         cmocka_unit_test(test_newer_struct),
+        cmocka_unit_test(test_first_struct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

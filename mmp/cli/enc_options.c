@@ -41,6 +41,7 @@ enum {
     OPT_MAX_ERROR,
     OPT_RESIDUAL,
     OPT_DCT,
+    OPT_DEBLOCK,
     OPT_HEAD_START,
     OPT_MAX_PIXELS,
     OPT_TILE,
@@ -67,6 +68,7 @@ const struct option mmp_enc_long_options[] = {
     {"alpha", required_argument, 0, OPT_ALPHA},
     {"filter", required_argument, 0, OPT_FILTER},
     {"dct", required_argument, 0, OPT_DCT},
+    {"deblock", required_argument, 0, OPT_DEBLOCK},
     {"head-start", required_argument, 0, OPT_HEAD_START},
     {"lossless", no_argument, 0, OPT_LOSSLESS},
     {"max-error", required_argument, 0, OPT_MAX_ERROR},
@@ -177,7 +179,11 @@ static void help_all_rate(void)
            "      --dct D          transform residual: on (each prediction leaf may code its\n"
            "                       residual as quantised DCT coefficients instead of\n"
            "                       dictionary patterns, chosen by rate-distortion) or off\n"
-           "                       (default on; lossless and near-lossless: off)\n",
+           "                       (default on; lossless and near-lossless: off)\n"
+           "      --deblock D      deblocking filter of the decoded planes: on (each plane\n"
+           "                       gets the strength that lowers its cost, or none) or off\n"
+           "                       (default on; a file with it needs an mmp-dec of format\n"
+           "                       1.1 or later; lossless and near-lossless: off)\n",
            MMP_DEFAULT_QUALITY, MMP_RATE_MAX_PROBES, MMP_MAX_ERROR);
 }
 
@@ -480,6 +486,12 @@ static int parse_choice(mmp_enc_options *o, int c, const char *arg)
         return parse_keyword(arg, on_off, "filter setting", "on or off", &st->restoration);
     case OPT_DCT:
         return parse_keyword(arg, on_off, "dct setting", "on or off", &st->dct);
+    case OPT_DEBLOCK: {
+        int on = 1;
+        const int rc = parse_keyword(arg, on_off, "deblock setting", "on or off", &on);
+        st->deblocking = on ? 0 : -1;
+        return rc;
+    }
     case OPT_ORDER:
         return parse_keyword(arg, orders, "order", "raster or wavefront", &st->order);
     case 'e':

@@ -10,16 +10,23 @@
 /* The struct ends with its last field, no padding: a field added later
  * starts at or past the size of every earlier version (mmp.h,
  * MMP_ABI_VERSION). */
-_Static_assert(sizeof(mmp_settings) ==
-                   offsetof(mmp_settings, progress_opaque) + sizeof(void *),
+_Static_assert(sizeof(mmp_settings) == offsetof(mmp_settings, spare) + sizeof(int),
                "mmp_settings has tail padding");
 /* The first versioned struct's size: a smaller one was not set by
  * mmp_settings_init. */
 #define SETTINGS_V1_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
 
+/* A size that some version of the struct has had: the first's (up to
+ * progress_opaque), this one's (up to spare: the deblocking filter), or a
+ * newer one's, larger. */
+static int known_size(size_t size)
+{
+    return size == SETTINGS_V1_SIZE || size >= sizeof(mmp_settings);
+}
+
 int mmp_settings_init(mmp_settings *s, size_t size)
 {
-    if (!s || size < SETTINGS_V1_SIZE)
+    if (!s || !known_size(size))
         return MMP_EINVAL;
     mmp_settings d;
     memset(&d, 0, sizeof d);
@@ -53,7 +60,7 @@ int mmp_settings_init(mmp_settings *s, size_t size)
 
 int mmp_settings_full(const mmp_settings *s, mmp_settings *full)
 {
-    if (!s || s->size < SETTINGS_V1_SIZE)
+    if (!s || !known_size(s->size))
         return MMP_EINVAL;
     if (s->size > sizeof *full) {
         const unsigned char *tail = (const unsigned char *)s + sizeof *full;

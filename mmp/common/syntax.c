@@ -72,9 +72,15 @@ void mmp_codec_set_transform(mmp_codec *c, int qi)
     mmp_tx_models_init(&c->models.tx);
 }
 
+int mmp_codec_set_deblock(mmp_codec *c)
+{
+    return mmp_edges_init(&c->edges, c->plane.width, c->plane.height);
+}
+
 void mmp_codec_free(mmp_codec *c)
 {
     mmp_dict_free(&c->dict);
+    mmp_edges_free(&c->edges);
     for (int s = 0; s < MMP_NSCALES; s++)
         mmp_imodel_free(&c->models.idx[s]);
     free(c->plane.pix);
@@ -168,13 +174,32 @@ static void catch_up(mmp_codec *c, int s)
     g->done[s] = g->nsteps;
 }
 
+/* The coding leaf 2^a x 2^b at (y, x) of the block into its edge map:
+ * every unit it covers gets its size if that is smaller, and its left
+ * and top edges, where they lie on the units' grid, are boundaries. */
+static void mark_leaf(mmp_block *blk, int y, int x, int a, int b)
+{
+    const int u0 = y >> MMP_DB_LOG2_UNIT, u1 = (y + (1 << a) - 1) >> MMP_DB_LOG2_UNIT;
+    const int v0 = x >> MMP_DB_LOG2_UNIT, v1 = (x + (1 << b) - 1) >> MMP_DB_LOG2_UNIT;
+    const int left = (x & ((1 << MMP_DB_LOG2_UNIT) - 1)) == 0;
+    const int top = (y & ((1 << MMP_DB_LOG2_UNIT) - 1)) == 0;
+    for (int uy = u0; uy <= u1; uy++)
+        for (int ux = v0; ux <= v1; ux++) {
+            uint8_t *sz = &blk->edge_size[uy * MMP_B_UNITS + ux];
+            const int lw = (*sz & 15) < b ? (*sz & 15) : b, lh = (*sz >> 4) < a ? (*sz >> 4) : a;
+            *sz = (uint8_t)(lw | lh << 4);
+            blk->edge_flags[uy * MMP_B_UNITS + ux] |=
+                (uint8_t)((left && ux == v0 ? MMP_DB_LEFT : 0) | (top && uy == u0 ? MMP_DB_TOP : 0));
+        }
+}
+
 /*
  * Residual node 2^a x 2^b at (ry, rx) of the block's residual (row stride
- * MMP_B): fills it and queues the concatenation of split nodes, children
+ * MMP_B), in the prediction leaf at (y0, x0) of blk: fills it and queues the concatenation of split nodes, children
  * first (post-order).
  */
-static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, int rx, int a,
-                          int b, int *err)
+static void code_residual(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y0, int x0,
+                          int32_t *res, int ry, int rx, int a, int b, int *err)
 {
     int s = mmp_scale(a, b);
     int v = sym(io, &c->models.rflag[s], err);
@@ -190,14 +215,15 @@ static void code_residual(mmp_codec *c, mmp_symbols *io, int32_t *res, int ry, i
         const int32_t *e = mmp_dict_elem(&c->dict, s, k);
         for (int y = 0; y < (1 << a); y++)
             memcpy(res + (ry + y) * MMP_B + rx, e + (y << b), sizeof(int32_t) << b);
+        mark_leaf(blk, y0 + ry, x0 + rx, a, b);
         return;
     }
     if (flag == MMP_FLAG_SPLIT_H) {
-        code_residual(c, io, res, ry, rx, a - 1, b, err);
-        code_residual(c, io, res, ry + (1 << (a - 1)), rx, a - 1, b, err);
+        code_residual(c, io, blk, y0, x0, res, ry, rx, a - 1, b, err);
+        code_residual(c, io, blk, y0, x0, res, ry + (1 << (a - 1)), rx, a - 1, b, err);
     } else {
-        code_residual(c, io, res, ry, rx, a, b - 1, err);
-        code_residual(c, io, res, ry, rx + (1 << (b - 1)), a, b - 1, err);
+        code_residual(c, io, blk, y0, x0, res, ry, rx, a, b - 1, err);
+        code_residual(c, io, blk, y0, x0, res, ry, rx + (1 << (b - 1)), a, b - 1, err);
     }
     if (!*err)
         queue_pattern(c, res + ry * MMP_B + rx, a, b, err);
@@ -278,16 +304,20 @@ static void code_prediction(mmp_codec *c, mmp_symbols *io, mmp_block *blk, int y
     blk->leaf[blk->nleaves++] =
         (mmp_leaf){.y = (uint8_t)y0, .x = (uint8_t)x0, .a = (uint8_t)a, .b = (uint8_t)b,
                    .mode = (uint8_t)mode, .angle = (uint8_t)angle};
-    if (rtype)
+    if (rtype) {
         code_transform(c, io, blk->res + y0 * MMP_B + x0, a, b, err);
-    else
-        code_residual(c, io, blk->res + y0 * MMP_B + x0, 0, 0, a, b, err);
+        mark_leaf(blk, y0, x0, a, b);
+    } else {
+        code_residual(c, io, blk, y0, x0, blk->res + y0 * MMP_B + x0, 0, 0, a, b, err);
+    }
 }
 
 int mmp_code_block(mmp_codec *c, mmp_symbols *io, mmp_block *blk)
 {
     int err = 0;
     blk->nleaves = 0;
+    memset(blk->edge_flags, 0, sizeof blk->edge_flags);
+    memset(blk->edge_size, MMP_LOG2B | MMP_LOG2B << 4, sizeof blk->edge_size);
     code_prediction(c, io, blk, 0, 0, MMP_LOG2B, MMP_LOG2B, &err);
     if (!err && io->encoding && io->pos != io->ntok)
         err = MMP_EINVAL;
@@ -312,6 +342,12 @@ void mmp_reconstruct_block(mmp_codec *c, int by, int bx, const mmp_block *blk)
             memset(c->plane.avail + (long)(y0 + y) * pw + x0, 1, (size_t)w);
         }
     }
+    if (c->edges.flags)
+        for (int uy = 0; uy < MMP_B_UNITS; uy++) {
+            const long u = (long)(by * MMP_B_UNITS + uy) * c->edges.uw + bx * MMP_B_UNITS;
+            memcpy(c->edges.flags + u, blk->edge_flags + uy * MMP_B_UNITS, MMP_B_UNITS);
+            memcpy(c->edges.size + u, blk->edge_size + uy * MMP_B_UNITS, MMP_B_UNITS);
+        }
 }
 
 static int width_has_room(const mmp_dict *d, int db)

@@ -12,6 +12,7 @@
 #include "common/rangecoder.h"
 #include "common/scales.h"
 #include "dict/dict.h"
+#include "filter/deblock.h"
 #include "mmp/common/transform.h"
 #include "predict/predict.h"
 
@@ -45,6 +46,8 @@ typedef struct mmp_models {
 /* At most this many prediction leaves per block (all of the smallest size). */
 #define MMP_MAX_LEAVES ((MMP_B >> MMP_LOG2_PMIN) * (MMP_B >> MMP_LOG2_PMIN))
 
+/* The deblocking filter's units across a block. */
+#define MMP_B_UNITS (MMP_B >> MMP_DB_LOG2_UNIT)
 /* One prediction leaf of a block: position in the block, size, mode and,
  * for MMP_PRED_ANG, direction. */
 typedef struct mmp_leaf {
@@ -58,6 +61,10 @@ typedef struct mmp_block {
     int nleaves;
     mmp_leaf leaf[MMP_MAX_LEAVES];
     int32_t res[MMP_B * MMP_B];
+    /* Its part of the plane's edge map (filter/deblock.h), unit by unit in
+     * raster order: where its coding leaves meet, and their sizes. */
+    uint8_t edge_flags[MMP_B_UNITS * MMP_B_UNITS];
+    uint8_t edge_size[MMP_B_UNITS * MMP_B_UNITS];
 } mmp_block;
 
 /* The decoder's log of deferred updates (mmp_codec_defer): the new patterns
@@ -100,6 +107,9 @@ typedef struct mmp_codec {
     int tx_qi;
     int64_t tx_step_q4;
     mmp_tx_scans tx_scans;
+    /* Where the coding leaves meet (the deblocking filter's map), kept by
+     * mmp_reconstruct_block once mmp_codec_set_deblock has made it. */
+    mmp_edges edges;
 } mmp_codec;
 
 /* step_blocks: the most blocks of one step (mmp_order.max_step), whose new
@@ -119,6 +129,9 @@ void mmp_codec_set_cfl(mmp_codec *c, const int32_t *luma_ref);
  * (0), before its first block. */
 void mmp_codec_set_transform(mmp_codec *c, int qi);
 
+/* Keep the plane's edge map (filter/deblock.h), from its first block on.
+ * Returns 0 or MMP_ENOMEM. */
+int mmp_codec_set_deblock(mmp_codec *c);
 /* Where the symbols of a block come from and go to. Encoding takes them from
  * tok[] (one token per decision, in traversal order, forced ones included)
  * and codes them; decoding reads them from the range decoder. */

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/timing.h"
 #include "common/wait.h"
+#include "filter/deblock.h"
 #include "filter/restore.h"
 #include "mmp/common/alpha.h"
 #include "mmp/common/colour.h"
@@ -264,10 +265,22 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
      * crew updates every scale at each step, the widths in parallel. */
     if (!cr)
         mmp_codec_defer(&c);
+    if (!err && (hdr->tools & MMP_TOOL_DEBLOCK))
+        err = mmp_codec_set_deblock(&c);
     if (!err)
         err = decode_payload(&c, &o, blk, rc, chk, cr);
     free(blk);
     mmp_order_free(&o);
+    /* The plane's deblocking filter, applied to its reconstruction. */
+    if (!err && (hdr->tools & MMP_TOOL_DEBLOCK)) {
+        mmp_deblock d;
+        mmp_deblock_read(rc, &d);
+        if (rc->overrun)
+            err = MMP_EBITSTREAM;
+        else
+            mmp_deblock_apply(&d, &c.edges, c.plane.pix, c.plane.width, l->w[p], l->h[p],
+                              l->maxv[p], NULL);
+    }
     /* The plane's restoration filter, then the filtered plane. */
     mmp_restore r;
     if (!err && !(err = mmp_restore_init(&r, l->w[p], l->h[p]))) {

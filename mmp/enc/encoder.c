@@ -28,6 +28,7 @@
 #include "mmp/common/settings.h"
 #include "mmp/enc/engine_start.h"
 #include "mmp/enc/header.h"
+#include "mmp/enc/plane_filters.h"
 #include "mmp/enc/restore_fit.h"
 #include "mmp/enc/search.h"
 #include "mmp/enc/search_tx.h"
@@ -168,6 +169,8 @@ static int set_up_plane(encoder *e, int p)
             return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
         mmp_codec_set_cfl(&e->c, e->cfl);
     }
+    if ((e->hdr.tools & MMP_TOOL_DEBLOCK) && mmp_codec_set_deblock(&e->c))
+        return mmp_error(e->errbuf, e->errlen, MMP_ENOMEM, "out of memory");
     e->orig = pad_original(e->in[p], l->w[p], l->h[p], e->c.plane.width, e->c.plane.height);
     /* Without a residual stage nothing reads the plane's input again (its
      * squared error comes from the padded original): it goes now. */
@@ -352,24 +355,32 @@ static int64_t plane_lambda_q8(const encoder *e, int p)
 }
 
 /*
- * Plane p's restoration filter (docs/format.md section 7.5): chosen against
- * the original, coded after the plane's blocks, and applied to what the
- * decoder will output.
+ * Plane p's deblocking filter (docs/format.md section 7.7), where the file
+ * has the tool, and its restoration filter (7.5): chosen against the
+ * original (mmp/enc/plane_filters.h), coded after the plane's blocks, and
+ * applied to what the decoder will output.
  */
-static int restore_plane(encoder *e, int p)
+static int filter_plane(encoder *e, int p)
 {
     const mmp_layout *l = &e->lay;
-    const mmp_codec *c = &e->c;
+    mmp_codec *c = &e->c;
+    mmp_search_speed sp;
+    mmp_search_speed_preset(e->st->speed, &sp);
+    const int deblocking = (e->hdr.tools & MMP_TOOL_DEBLOCK) != 0;
+    const mmp_filter_job job = {.rec = c->plane.pix, .orig = e->orig, .stride = c->plane.width,
+                                .w = l->w[p], .h = l->h[p], .maxval = l->maxv[p],
+                                .edges = deblocking ? &c->edges : NULL,
+                                .lambda = (double)plane_lambda_q8(e, p) / 256.0,
+                                .restoration = e->st->restoration, .threads = engine_threads(e),
+                                .rounds = sp.fit_rounds, .alone = sp.deblock_alone};
+    mmp_deblock d = {0};
     mmp_restore r;
     int err = mmp_restore_init(&r, l->w[p], l->h[p]);
-    if (!err && e->st->restoration) {
-        mmp_search_speed sp;
-        mmp_search_speed_preset(e->st->speed, &sp);
-        err = mmp_restore_fit_rounds(&r, c->plane.pix, e->orig, c->plane.width, l->w[p], l->h[p],
-                                     l->maxv[p], (double)plane_lambda_q8(e, p) / 256.0,
-                                     engine_threads(e), sp.fit_rounds);
-    }
+    if (!err)
+        err = mmp_choose_filters(&job, &d, &r);
     if (!err) {
+        if (deblocking)
+            mmp_deblock_write(&e->rc, &d);
         mmp_restore_write(&e->rc, &r);
         err = mmp_restore_apply_threads(&r, c->plane.pix, c->plane.width, l->w[p], l->h[p],
                                         l->maxv[p], engine_threads(e), e->out[p]);
@@ -378,6 +389,11 @@ static int restore_plane(encoder *e, int p)
         int on = 0;
         for (int i = 0; i < r.rw * r.rh; i++)
             on += r.on[i];
+        if (deblocking && d.enabled)
+            mmp_log(&e->log, MMP_LOG_INFO, "plane %d: deblocking filter, tc %d, beta %d", p, d.tc,
+                    d.beta);
+        else if (deblocking)
+            mmp_log(&e->log, MMP_LOG_INFO, "plane %d: no deblocking filter", p);
         if (r.enabled)
             mmp_log(&e->log, MMP_LOG_INFO,
                     "plane %d: restoration filter, %d filters, %d of %d regions on", p,
@@ -468,7 +484,7 @@ static int encode_plane(encoder *e, int p)
     }
     if (!err) {
         const double t0 = mmp_now_seconds();
-        err = restore_plane(e, p);
+        err = filter_plane(e, p);
         if (!err && !e->in[p])
             add_error(e, p);
         e->plane_restore_s = mmp_now_seconds() - t0;

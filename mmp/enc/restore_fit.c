@@ -506,11 +506,12 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
                     int h, int maxval, double lambda, int threads)
 {
     return mmp_restore_fit_rounds(r, rec, orig, stride, w, h, maxval, lambda, threads,
-                                  MMP_RESTORE_FIT_ROUNDS);
+                                  MMP_RESTORE_FIT_ROUNDS, NULL);
 }
 
 int mmp_restore_fit_rounds(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride,
-                           int w, int h, int maxval, double lambda, int threads, int rounds)
+                           int w, int h, int maxval, double lambda, int threads, int rounds,
+                           double *cost)
 {
     const int gw = (w + 3) / 4, gh = (h + 3) / 4;
     const long nr = (long)r->rw * r->rh;
@@ -581,6 +582,8 @@ int mmp_restore_fit_rounds(mmp_restore *r, const int32_t *rec, const int32_t *or
             r->enabled = 0;
             memset(r->on, 1, (size_t)nr);
         }
+        if (cost)
+            *cost = best.enabled ? best_j : 0;
     }
     free(all_on.on);
     free(best.on);

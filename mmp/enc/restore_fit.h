@@ -29,9 +29,12 @@ int mmp_restore_fit(mmp_restore *r, const int32_t *rec, const int32_t *orig, int
 
 /* mmp_restore_fit with `rounds` rounds (at least 1): the fastest speed
  * presets take one, which finds nearly the same filter (docs/tuning.md,
- * "Speed presets"). */
+ * "Speed presets"). cost, unless NULL, gets the change in squared error
+ * plus lambda times the estimated bits of the syntax that the filter
+ * brings (0 when it is disabled). */
 int mmp_restore_fit_rounds(mmp_restore *r, const int32_t *rec, const int32_t *orig, int stride,
-                           int w, int h, int maxval, double lambda, int threads, int rounds);
+                           int w, int h, int maxval, double lambda, int threads, int rounds,
+                           double *cost);
 
 /* mmp_restore_apply in bands of groups of rows on up to `threads` threads
  * (OpenMP; 1: this one): the bands are independent, so the output is the

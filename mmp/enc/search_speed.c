@@ -26,9 +26,12 @@ void mmp_search_speed_preset(int speed, mmp_search_speed *out)
     .dict_cap = MMP_FASTEST_DICT_CAP
         {MMP_TX_ONLY, .tx_modes = 5},
         {MMP_TX_ONLY, .tx_modes = 5, .square = 1},
-        {MMP_TX_ONLY, .tx_modes = 2, .square = 1, .dir_step = 2, .fit_rounds = 1},
-        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .fit_rounds = 1},
-        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .min_log2 = 3, .fit_rounds = 1},
+        {MMP_TX_ONLY, .tx_modes = 2, .square = 1, .dir_step = 2, .fit_rounds = 1,
+         .deblock_alone = 1},
+        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .fit_rounds = 1,
+         .deblock_alone = 1},
+        {MMP_TX_ONLY, .tx_modes = 1, .square = 1, .dir_step = 4, .min_log2 = 3, .fit_rounds = 1,
+         .deblock_alone = 1},
 #undef MMP_TX_ONLY
     };
     *out = preset[speed < 0 ? 0 : speed > MMP_SEARCH_MAX_SPEED ? MMP_SEARCH_MAX_SPEED : speed];

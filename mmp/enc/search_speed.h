@@ -32,6 +32,9 @@ typedef struct mmp_search_speed {
     int square;     /* 1: square prediction leaves only (16x16, 8x8, 4x4): an oblong node
                      * always splits into two squares */
     int fit_rounds; /* the restoration fit's rounds (mmp_restore_fit_rounds) */
+    int deblock_alone; /* 1: the deblocking filter is kept on its own gain, without
+                        * fitting the restoration filter both ways
+                        * (mmp/enc/plane_filters.h) */
 } mmp_search_speed;
 
 /* The pruning of preset `speed`, 0 .. MMP_SEARCH_MAX_SPEED. */

@@ -83,6 +83,8 @@ class Settings(ctypes.Structure):
         ("log_opaque", c_void_p),
         ("progress", c_void_p),
         ("progress_opaque", c_void_p),
+        ("deblocking", c_int),
+        ("spare", c_int),
     ]
 
 
@@ -112,7 +114,8 @@ class FileInfo(ctypes.Structure):
         ("tile_height", c_int),
         ("tiles", c_int),
         ("chunks", c_int),
-        ("reserved", c_int * 16),
+        ("deblock", c_int),
+        ("reserved", c_int * 15),
     ]
 
 

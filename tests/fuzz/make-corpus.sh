@@ -132,7 +132,8 @@ for y0 in range(0, h, th):
         open(tmp + '/tile.pnm', 'wb').write(head(cw, chh) + rows)
         subprocess.run([enc, '--quiet'] + opts + [tmp + '/tile.pnm', tmp + '/tile.mmp'], check=True)
         f = open(tmp + '/tile.mmp', 'rb').read()
-        assert f[:6] == b'MMPi\x01\x00' and f[10:14] == b'HEAD' and f[60:64] == b'TILE'
+        assert f[:5] == b'MMPi\x01' and f[10:14] == b'HEAD' and f[60:64] == b'TILE'
+        sig = f[:6]  # the encoder's version
         heads.append(f[14:52])
         tiles.append(f[64:-4])
 def chunk(t, d):
@@ -142,7 +143,7 @@ struct.pack_into('<II', hd, 4, w, h)
 struct.pack_into('<HH', hd, 34, tw // 16, th // 16)
 for x in heads:  # the tiles' headers differ in their sizes alone
     assert x[:4] + x[12:34] == hd[:4] + hd[12:34]
-b = b'MMPi\x01\x00' + chunk(b'HEAD', bytes(hd)) + b''.join(chunk(t, d) for t, d in extra)
+b = sig + chunk(b'HEAD', bytes(hd)) + b''.join(chunk(t, d) for t, d in extra)
 if len(tiles) > 1:
     at = len(b) + 12 + 4 + 8 * len(tiles)
     offsets = []
@@ -200,6 +201,12 @@ enc --lossless $C/pgm/moon-7x5-16bit-p5.pgm $C/decode/moon-7x5-16bit-lossless.mm
 # Without the transform residual (tools 0, docs/format.md 4.4); every other
 # lossy seed has it, the default.
 enc -l 30 --dct off $T/c48.pgm $C/decode/camera-48x32-l30-no-dct.mmp
+# The deblocking filter (docs/format.md 7.7, format 1.1): every other lossy
+# seed has the tool, on or off by plane; this one is without it (tools bit
+# 1 clear), and a smooth crop at a high lambda takes it.
+enc -l 30 --deblock off $T/c48.pgm $C/decode/camera-48x32-l30-no-deblock.mmp
+pamcut -left 150 -top 150 -width 64 -height 48 images/moon.pgm > $T/m64.pgm
+enc -l 1000 $T/m64.pgm $C/decode/moon-64x48-l1000-deblock.mmp
 # Several tiles: grey, colour 4:2:0 and RGBA with
 # tiles of odd sides at the right and bottom, lossless; ancillary chunks (a
 # colour profile's first bytes, a text, a type no decoder knows), in a file
