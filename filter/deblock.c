@@ -174,9 +174,9 @@ static int decide(const edge_pass *p, const int32_t *b0, const int32_t *b3, long
 }
 
 /*
- * The segment of 4 lines l0 .. l0 + 3 across the edge at e, between coding
- * leaves of at least n samples across on both sides, away from the plane's
- * sides: every sample it reads is inside.
+ * The segment of 4 lines l0 .. l0 + 3 across the edge at e, whose leaves
+ * allow the reach k (before the decision), away from the plane's sides:
+ * every sample it reads is inside.
  */
 static void filter_inside(edge_pass *p, int e, int l0, int k)
 {
