@@ -13,6 +13,8 @@
  * the error worse. tests/test_deblock_files.c checks the syntax and whole
  * encodes.
  */
+#include <math.h>
+
 #include "common/rangecoder.h"
 #include "filter/deblock.h"
 #include "mmp/common/syntax.h"

@@ -5,6 +5,8 @@
  * where the decoder gives the encoder's reconstruction and the header's
  * tool bit says which files have it; lossless files, which never have it.
  */
+#include <math.h>
+
 #include "common/container.h"
 #include "common/rangecoder.h"
 #include "filter/deblock.h"
