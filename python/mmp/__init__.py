@@ -68,7 +68,7 @@ def _settings():
 
 def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None, speed=None,
            maxval=None, chroma=None, transform=None, alpha=None, engine=None, threads=0,
-           tile=None, dict_cap=None):
+           tile=None, dict_cap=None, deblock=True):
     """Encode a numpy array to the bytes of an .mmp file.
 
     array: uint8 or uint16, shape (H, W), (H, W, 2), (H, W, 3) or (H, W, 4).
@@ -86,7 +86,9 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
     alpha: "exact" or "mmp"; engine: "auto", "seq", "omp" or "opencl";
     threads: engine threads (0: the engine's default); tile: the tiles'
     side (multiple of 16, 128 to 65536; None: automatic); dict_cap:
-    dictionary elements per scale (None: the speed's).
+    dictionary elements per scale (None: the speed's); deblock: False
+    writes no deblocking filter (mmp-enc --deblock off), a file that a
+    decoder of format 1.0 reads.
     """
     lib = _lib.load()
     if not _lib.has_encoder():
@@ -139,6 +141,7 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
         s.tile_width = s.tile_height = int(tile)
     if dict_cap is not None:
         s.dict_cap = int(dict_cap)
+    s.deblocking = 0 if deblock else -1
 
     img = _lib.Image()
     img.width, img.height, img.channels = width, height, channels

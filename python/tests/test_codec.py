@@ -125,6 +125,17 @@ def test_constants_are_the_headers(name, macro):
     assert getattr(mmp, name) == int(want)
 
 
+def test_deblock_setting(grey):
+    # On by default: the header's tool bit (format 1.1); off writes a file
+    # without it, which a 1.0 decoder reads, and is a different file.
+    on, off = mmp.encode(grey, lambda_=300), mmp.encode(grey, lambda_=300, deblock=False)
+    assert mmp.info(on)["deblock"] == 1 and mmp.info(off)["deblock"] == 0
+    assert on == mmp.encode(grey, lambda_=300, deblock=True) and on != off
+    assert psnr(grey, mmp.decode(off), 255) > 20
+    # Lossless files never have it.
+    assert mmp.info(mmp.encode(grey, lossless=True))["deblock"] == 0
+
+
 def test_near_lossless_bound(rgb):
     b = mmp.decode(mmp.encode(rgb, max_error=3))
     d = np.abs(rgb.astype(int) - b.astype(int))
