@@ -329,6 +329,13 @@ static int setup(void **state)
         add_base_order("camera-128x64-l100-filter", &img, 100, 0, -1, MMP_ORDER_RASTER);
         mmp_image_free(&img);
     }
+    /* Smooth enough at lambda 1000 that its plane keeps the deblocking
+     * filter (docs/format.md 7.7; long reaches), so mutations reach its
+     * parameters. */
+    if (load_crop("moon", 150, 150, 64, 48, &img) == 0) {
+        add_base("moon-64x48-l1000-deblock", &img, 1000, 0, -1);
+        mmp_image_free(&img);
+    }
     /* Synthetic 16-bit: a ramp with noise; and a 1-bit checker at lambda 0. */
     if (mmp_image_alloc(&img, 12, 9, 65535))
         return -1;
