@@ -81,31 +81,11 @@ static inline int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-static inline int64_t abs64(int64_t v)
-{
-    return v < 0 ? -v : v;
-}
-
-/* floor(n / d) for d > 0. */
-static inline int64_t floor_div(int64_t n, int64_t d)
-{
-    return n >= 0 ? n / d : -((-n + d - 1) / d);
-}
-
 /* The sample at normal coordinate t on line l, the nearest one inside. */
 static inline int32_t *sample(const edge_pass *p, int l, int t)
 {
     t = clampi(t, 0, p->n_normal - 1);
     return p->vertical ? p->pix + (long)l * p->stride + t : p->pix + (long)t * p->stride + l;
-}
-
-/* Line l's samples across the edge at t = e: p[i] at e - 1 - i, q[i] at e + i. */
-static void read_line(const edge_pass *p, int l, int e, int n, int64_t *ps, int64_t *qs)
-{
-    for (int i = 0; i < n; i++) {
-        ps[i] = *sample(p, l, e - 1 - i);
-        qs[i] = *sample(p, l, e + i);
-    }
 }
 
 static void write_sample(edge_pass *p, int l, int t, int64_t v)
@@ -122,10 +102,10 @@ static void write_sample(edge_pass *p, int l, int t, int64_t v)
 }
 
 /* A line's new samples at reach K (a constant where inlined): b points at
- * q_0, p_i = b[-(i + 1) step], q_i = b[i step]; none of them outside the
- * plane. */
+ * q_0, p_i = b[-(i + 1) step], q_i = b[i step]; o, unless NULL, at the
+ * original of q_0, for the change in squared error. */
 static inline __attribute__((always_inline)) void filter_line(edge_pass *p, int32_t *b, long step,
-                                                              int K)
+                                                              int K, const int32_t *o)
 {
     const int32_t s = 9 * (b[0] - b[-step]) - 3 * (b[step] - b[-2 * step]);
     if ((s < 0 ? -(int64_t)s : s) >= 160 * p->tc)
@@ -141,8 +121,8 @@ static inline __attribute__((always_inline)) void filter_line(edge_pass *p, int3
         int32_t pv = *ps + c, qv = *qs - c;
         pv = pv < 0 ? 0 : pv > m ? m : pv;
         qv = qv < 0 ? 0 : qv > m ? m : qv;
-        if (p->orig) {
-            const int64_t op = p->orig[ps - p->pix], oq = p->orig[qs - p->pix];
+        if (o) {
+            const int64_t op = o[-(i + 1) * step], oq = o[i * step];
             p->dsse += (op - pv) * (op - pv) - (op - *ps) * (op - *ps);
             p->dsse += (oq - qv) * (oq - qv) - (oq - *qs) * (oq - *qs);
         }
@@ -182,50 +162,39 @@ static void filter_inside(edge_pass *p, int e, int l0, int k)
 {
     const long step = p->vertical ? 1 : p->stride, across = p->vertical ? p->stride : 1;
     int32_t *b = p->vertical ? p->pix + (long)l0 * p->stride + e : p->pix + (long)e * p->stride + l0;
+    const int32_t *o = p->orig ? p->orig + (b - p->pix) : NULL;
     k = decide(p, b, b + 3 * across, step, k);
-    for (int j = 0; j < 4 && k; j++, b += across)
+    for (int j = 0; j < 4 && k; j++, b += across, o = o ? o + across : NULL)
         switch (k) {
-        case 1: filter_line(p, b, step, 1); break;
-        case 2: filter_line(p, b, step, 2); break;
-        case 4: filter_line(p, b, step, 4); break;
-        default: filter_line(p, b, step, 8); break;
+        case 1: filter_line(p, b, step, 1, o); break;
+        case 2: filter_line(p, b, step, 2, o); break;
+        case 4: filter_line(p, b, step, 4, o); break;
+        default: filter_line(p, b, step, 8, o); break;
         }
 }
 
 /*
- * The same near the plane's sides, where reads take the nearest sample
- * inside and writes outside are dropped.
+ * The same near the plane's sides: the segment's lines copied out with the
+ * nearest sample inside in place of those outside (the decision's last
+ * line past the plane is the plane's last), filtered there by the same
+ * decision and lines, and the samples inside the plane written back.
  */
-static void filter_near_side(edge_pass *p, int e, int l0, int k)
+static void filter_near_side(edge_pass *p, int e, int l0, int k, int reach)
 {
-    int64_t ps[2 * MAX_REACH], qs[2 * MAX_REACH];
-    int64_t d = 0, flat = 0;
-    for (int j = 0; j < 4; j += 3) {
+    enum { C = 2 * MAX_REACH }; /* q_0's place in a line's copy */
+    int32_t line[4][2 * C];
+    for (int j = 0; j < 4; j++) {
         const int l = l0 + j < p->n_along ? l0 + j : p->n_along - 1;
-        read_line(p, l, e, k >= 4 ? 2 * k - 1 : 3, ps, qs);
-        d += abs64(ps[2] - 2 * ps[1] + ps[0]) + abs64(qs[2] - 2 * qs[1] + qs[0]);
-        if (k >= 4)
-            flat += abs64(ps[0] - 2 * ps[k - 1] + ps[2 * k - 2]) +
-                    abs64(qs[0] - 2 * qs[k - 1] + qs[2 * k - 2]);
+        for (int i = -reach; i < reach; i++)
+            line[j][C + i] = *sample(p, l, e + i);
     }
-    if (d >= p->beta)
-        return;
-    if (k >= 4 && (16 * d >= p->beta || 8 * flat >= p->beta))
-        k = 2;
-    for (int l = l0; l < l0 + 4 && l < p->n_along; l++) {
-        read_line(p, l, e, k > 2 ? k : 2, ps, qs);
-        const int64_t s = 9 * (qs[0] - ps[0]) - 3 * (qs[1] - ps[1]);
-        if (abs64(s) >= 160 * p->tc)
-            continue;
-        for (int i = 0; i < k; i++) {
-            int64_t c = floor_div(s * (2 * k - 2 * i - 1) + 12 * k, 24 * k);
-            c = c < -p->tc ? -p->tc : c > p->tc ? p->tc : c;
-            if (!c)
-                continue;
-            const int64_t pv = ps[i] + c, qv = qs[i] - c;
-            write_sample(p, l, e - 1 - i, pv < 0 ? 0 : pv > p->maxval ? p->maxval : pv);
-            write_sample(p, l, e + i, qv < 0 ? 0 : qv > p->maxval ? p->maxval : qv);
-        }
+    k = decide(p, line[0] + C, line[3] + C, 1, k);
+    for (int j = 0; j < 4 && k && l0 + j < p->n_along; j++) {
+        int32_t *b = line[j] + C;
+        filter_line(p, b, 1, k, NULL);
+        for (int i = -k; i < k; i++)
+            if (e + i >= 0 && e + i < p->n_normal && b[i] != *sample(p, l0 + j, e + i))
+                write_sample(p, l0 + j, e + i, b[i]);
     }
 }
 
@@ -236,7 +205,26 @@ static void filter_segment(edge_pass *p, int e, int l0, int n)
     if (e - reach >= 0 && e + reach <= p->n_normal && l0 + 4 <= p->n_along)
         filter_inside(p, e, l0, k);
     else
-        filter_near_side(p, e, l0, k);
+        filter_near_side(p, e, l0, k, reach);
+}
+
+/* Every edge of the pass p->vertical chooses, over the uw x uh units of the
+ * plane, in raster order of their segments. */
+static void filter_edges(edge_pass *p, const mmp_edges *e, int uw, int uh)
+{
+    const int v = p->vertical;
+    const uint8_t flag = v ? MMP_DB_LEFT : MMP_DB_TOP;
+    const long back = v ? 1 : e->uw; /* the unit before the edge */
+    const int shift = v ? 0 : 4;      /* the size's nibble across the edge */
+    for (int uy = !v; uy < uh; uy++)
+        for (int ux = v; ux < uw; ux++) {
+            const long u = (long)uy * e->uw + ux;
+            if (!(e->flags[u] & flag))
+                continue;
+            const int a = e->size[u - back] >> shift & 15, b = e->size[u] >> shift & 15;
+            filter_segment(p, (v ? ux : uy) << MMP_DB_LOG2_UNIT, (v ? uy : ux) << MMP_DB_LOG2_UNIT,
+                           1 << (a < b ? a : b));
+        }
 }
 
 int64_t mmp_deblock_apply(const mmp_deblock *d, const mmp_edges *e, int32_t *pix, int stride,
@@ -253,26 +241,10 @@ int64_t mmp_deblock_apply(const mmp_deblock *d, const mmp_edges *e, int32_t *pix
     p.vertical = 1;
     p.n_normal = w;
     p.n_along = h;
-    for (int uy = 0; uy < uh; uy++)
-        for (int ux = 1; ux < uw; ux++) {
-            const long u = (long)uy * e->uw + ux;
-            if (!(e->flags[u] & MMP_DB_LEFT))
-                continue;
-            const int a = e->size[u - 1] & 15, b = e->size[u] & 15;
-            filter_segment(&p, ux << MMP_DB_LOG2_UNIT, uy << MMP_DB_LOG2_UNIT,
-                           1 << (a < b ? a : b));
-        }
+    filter_edges(&p, e, uw, uh);
     p.vertical = 0;
     p.n_normal = h;
     p.n_along = w;
-    for (int uy = 1; uy < uh; uy++)
-        for (int ux = 0; ux < uw; ux++) {
-            const long u = (long)uy * e->uw + ux;
-            if (!(e->flags[u] & MMP_DB_TOP))
-                continue;
-            const int a = e->size[u - e->uw] >> 4, b = e->size[u] >> 4;
-            filter_segment(&p, uy << MMP_DB_LOG2_UNIT, ux << MMP_DB_LOG2_UNIT,
-                           1 << (a < b ? a : b));
-        }
+    filter_edges(&p, e, uw, uh);
     return p.dsse;
 }
