@@ -225,6 +225,16 @@ static void to_edges(const naive_map *m, int pw, int ph, mmp_edges *e)
     }
 }
 
+/* A w x h plane (multiples of 8) of 8 x 8 coding leaves: its map both ways. */
+static void grid_map(naive_map *m, mmp_edges *e, int w, int h)
+{
+    naive_map_init(m, w, h);
+    for (int y = 0; y < h; y += 8)
+        for (int x = 0; x < w; x += 8)
+            naive_mark_leaf(m, y, x, 3, 3);
+    to_edges(m, w, h, e);
+}
+
 /* A residual tree of a 2^a x 2^b node at (y, x): leaves from 16 x 16 down
  * to 1 x 1 (docs/format.md section 4). */
 static void random_residual(naive_map *m, int y, int x, int a, int b, int depth_bias)
@@ -460,12 +470,8 @@ static void test_nothing_to_do(void **state)
     (void)state;
     const int w = 32, h = 32;
     naive_map m;
-    naive_map_init(&m, w, h);
-    for (int y = 0; y < h; y += 8)
-        for (int x = 0; x < w; x += 8)
-            naive_mark_leaf(&m, y, x, 3, 3);
     mmp_edges e;
-    to_edges(&m, w, h, &e);
+    grid_map(&m, &e, w, h);
     static const int maxvals[] = {1, 3, 7, 255, 1023, 65535};
     for (size_t mi = 0; mi < sizeof maxvals / sizeof *maxvals; mi++) {
         const int maxval = maxvals[mi];
@@ -806,12 +812,8 @@ static void test_fit(void **state)
      * lower error. */
     const int w = 64, h = 48;
     naive_map m;
-    naive_map_init(&m, w, h);
-    for (int y = 0; y < h; y += 8)
-        for (int x = 0; x < w; x += 8)
-            naive_mark_leaf(&m, y, x, 3, 3);
     mmp_edges e;
-    to_edges(&m, w, h, &e);
+    grid_map(&m, &e, w, h);
     int32_t *orig = malloc(sizeof *orig * w * h), *rec = malloc(sizeof *rec * w * h);
     assert_non_null(orig);
     assert_non_null(rec);
