@@ -483,7 +483,7 @@ RD_PAGE    ?= $(if $(filter docs/results docs/results/,$(RD_DIR)),docs/results.m
 RD_IMAGES  ?= $(wildcard images/*.pgm)
 RD_COLOUR_IMAGES ?= $(wildcard images/colour/*.ppm)
 RD_COLOUR_MAX_BPP ?= 4
-RD_LAMBDAS ?= 1,3,10,30,100,300,1000
+RD_LAMBDAS ?= 0.1,0.3,1,3,10,30,100,300,1000,3000
 RD_ENGINES ?= seq
 RD_JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 # The results' tables are of the exhaustive search (speed 0), whatever the
