@@ -614,7 +614,8 @@ $(FUZZ_BUILD)/%.o: %.c
 FUZZ_NO_CMP = kernels/cpu_match.c kernels/seq.c predict/lsp.c predict/predict.c dict/dict.c mmp/enc/search.c \
               mmp/enc/search_tx.c mmp/enc/search_memo.c mmp/enc/restore_fit.c \
               mmp/enc/deblock_fit.c \
-              common/rangecoder.c mmp/common/syntax.c mmp/common/transform.c mmp/common/refine.c filter/restore.c \
+              common/rangecoder.c mmp/common/syntax.c mmp/common/transform.c mmp/common/refine.c \
+              mmp/common/refine_mix.c filter/restore.c \
               filter/deblock.c \
               mmp/common/colour.c mmp/common/alpha.c
 $(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/%.o): FUZZ_XFLAGS = -fno-sanitize-coverage=trace-cmp

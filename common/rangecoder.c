@@ -179,6 +179,29 @@ int mmp_rc_decode_bit(mmp_rc_dec *d)
     return bit;
 }
 
+/* A binary decision of P(1) = p / 4096: r = range / 4096 is range >> 12,
+ * and the decoder's clamped code / r (decode_freq_r) is below p exactly when
+ * code < r p (p <= 4095, r p <= range). */
+void mmp_rc_encode_p12(mmp_rc_enc *e, uint32_t p, int bit)
+{
+    const uint32_t r = e->range >> 12;
+    if (bit)
+        encode_r(e, r, 0, p);
+    else
+        encode_r(e, r, p, 4096 - p);
+}
+
+int mmp_rc_decode_p12(mmp_rc_dec *d, uint32_t p)
+{
+    const uint32_t r = d->range >> 12;
+    const int bit = d->code < r * p;
+    if (bit)
+        decode_update_r(d, r, 0, p);
+    else
+        decode_update_r(d, r, p, 4096 - p);
+    return bit;
+}
+
 /* ---- small adaptive model ---- */
 
 void mmp_model_init(mmp_model *m, int nsyms)

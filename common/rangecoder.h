@@ -55,6 +55,11 @@ void mmp_rc_decode_update(mmp_rc_dec *d, uint32_t cum, uint32_t freq, uint32_t t
  * update, or mmp_rc_encode(e, bit, 1, 2), without a division. */
 int mmp_rc_decode_bit(mmp_rc_dec *d);
 void mmp_rc_encode_bit(mmp_rc_enc *e, int bit);
+/* A binary decision with P(1) = p / 4096, 1 <= p <= 4095: the bytes of
+ * mmp_rc_encode(e, bit ? 0 : p, bit ? p : 4096 - p, 4096) and its decoding,
+ * with one multiplication in place of the divisions. */
+void mmp_rc_encode_p12(mmp_rc_enc *e, uint32_t p, int bit);
+int mmp_rc_decode_p12(mmp_rc_dec *d, uint32_t p);
 
 /* ---- small adaptive model (alphabet 1..MMP_MODEL_MAX_SYMS) ---- */
 #define MMP_MODEL_MAX_SYMS 16

@@ -40,14 +40,15 @@
  * theirs; dav1d keeps reserved space in the structs it fills.
  */
 #define MMP_ABI_VERSION 1
-/* The format this library writes (docs/format.md): 1.1, whose one new
- * coding tool, the deblocking filter, a file uses only where its header's
- * tool bit says so (mmp_settings.deblocking -1 writes a file that a 1.0
+/* The format this library writes (docs/format.md): 1.2, whose two coding
+ * tools after 1.0, the deblocking filter (1.1) and the residual stage's
+ * mixing coder (1.2), a file uses only where its header's tool bits say so
+ * (mmp_settings.deblocking -1 and residual_mix -1 write files that a 1.0
  * decoder reads). It reads every
  * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
  * gives a file's version as mmp_file_info.version and version_minor
  * (tests/test_api.c checks that an encoded file's agrees with this). */
-#define MMP_FORMAT_VERSION_STRING "1.1"
+#define MMP_FORMAT_VERSION_STRING "1.2"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -277,7 +278,11 @@ typedef struct mmp_settings {
                              * filter that lowers its cost (docs/format.md section 7.7),
                              * or none where none does; -1: no plane gets one, and the
                              * file needs no decoder newer than format 1.0 */
-    int spare;              /* 0: room for the next int field */
+    int residual_mix;       /* 0 (default): lossless and near-lossless planes code their
+                             * residual stage's differences with the mixing coder
+                             * (docs/format.md section 7.6, format 1.2); -1: with the
+                             * count models of format 1.0, a file that a 1.0 decoder
+                             * reads */
     /* Fields added later go here, each with 0 as its default, and the
      * struct ends with no padding (mmp/common/api.c asserts it). */
 } mmp_settings;
@@ -438,7 +443,9 @@ typedef struct mmp_file_info {
     int chunks;              /* ancillary chunks (mmp_chunks lists them) */
     int deblock;             /* 1: the planes may have the deblocking filter (docs/format.md
                               * 7.7, format 1.1) */
-    int reserved[15];        /* zeros: room for later fields (MMP_ABI_VERSION) */
+    int residual_mix;        /* 1: the residual stage codes with the mixing coder
+                              * (docs/format.md 7.6, format 1.2) */
+    int reserved[14];        /* zeros: room for later fields (MMP_ABI_VERSION) */
 } mmp_file_info;
 
 /*

@@ -175,10 +175,10 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
     const unsigned long crc = get32(d + MF_HEAD_CRC);
     free(d);
     snprintf(buf, n,
-             "version=1.1\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=1.2\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
-             "dct=on\ndeblock=on\ncrc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",
+             "dct=on\ndeblock=on\nresidual_mix=off\ncrc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",
              maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MF_ONE_TILE, order,
              crc);
 }
@@ -996,12 +996,12 @@ static void test_file_magic(void **state)
         int channels, w, h;
         const char *opts, *want;
     } cases[] = {
-        {1, 40, 24, "", "MMP image data, version 1.1, 40 x 24, grey"},
-        {3, 33, 17, "", "MMP image data, version 1.1, 33 x 17, colour"},
-        {4, 20, 30, "", "MMP image data, version 1.1, 20 x 30, colour with alpha"},
-        {2, 21, 9, "--lossless", "MMP image data, version 1.1, 21 x 9, grey with alpha, lossless"},
+        {1, 40, 24, "", "MMP image data, version 1.2, 40 x 24, grey"},
+        {3, 33, 17, "", "MMP image data, version 1.2, 33 x 17, colour"},
+        {4, 20, 30, "", "MMP image data, version 1.2, 20 x 30, colour with alpha"},
+        {2, 21, 9, "--lossless", "MMP image data, version 1.2, 21 x 9, grey with alpha, lossless"},
         {1, 16, 16, "--max-error 3",
-         "MMP image data, version 1.1, 16 x 16, grey, near-lossless (max error 3)"},
+         "MMP image data, version 1.2, 16 x 16, grey, near-lossless (max error 3)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mmp_image img = {0};

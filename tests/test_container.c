@@ -409,12 +409,12 @@ static void test_tile_grid(void **state)
 /*
  * The example of docs/format.md section 2, byte for byte: a 4 x 3 grey
  * image (8 bits), coded losslessly by the residual stage alone
- * (mmp-enc --lossless writes this file), in one tile of 128 x 128. It
- * decodes to the samples of example_pixels.
+ * (mmp-enc --lossless --residual-mix off writes this file), in one tile of
+ * 128 x 128. It decodes to the samples of example_pixels.
  */
 static const uint8_t example_one_tile[] = {
-    /* signature: "MMPi", major 1, minor 1 */
-    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x01,
+    /* signature: "MMPi", major 1, minor 2 */
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x02,
     /* HEAD: length 38, type "HEAD" */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44,
     /* planes 1, log2_block 4, log2_pmin 2, residual 2 (alone) */
@@ -448,7 +448,7 @@ static const uint16_t example_pixels[12] = {0, 60, 120, 180, 20, 87, 154, 200, 4
  */
 static const uint8_t example_two_tiles[] = {
     /* signature */
-    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x01,
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x02,
     /* HEAD: length 38, "HEAD"; planes 1, log2_block 4, log2_pmin 2, residual 0 */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44, 0x01, 0x04, 0x02, 0x00,
     /* width 200, height 100 */
@@ -665,10 +665,10 @@ static void test_head_fields_invalid(void **state)
         {MF_CHROMA, 1, 255, MMP_EUNSUPPORTED, "unsupported chroma 255"},
         {MF_ALPHA, 1, 0, MMP_EUNSUPPORTED, "unsupported alpha 0 for 4 planes"},
         {MF_ALPHA, 1, 3, MMP_EUNSUPPORTED, "unsupported alpha 3 for 4 planes"},
-        {MF_TOOLS, 4, 4, MMP_EUNSUPPORTED, "this file needs a newer mmp-dec (coding tool 2)"},
-        {MF_TOOLS, 4, 7, MMP_EUNSUPPORTED, "(coding tool 2)"},
+        {MF_TOOLS, 4, 8, MMP_EUNSUPPORTED, "this file needs a newer mmp-dec (coding tool 3)"},
+        {MF_TOOLS, 4, 15, MMP_EUNSUPPORTED, "(coding tool 3)"},
         {MF_TOOLS, 4, 0x80000000u, MMP_EUNSUPPORTED, "(coding tool 31)"},
-        {MF_TOOLS, 4, 0xffffffffu, MMP_EUNSUPPORTED, "(coding tool 2)"},
+        {MF_TOOLS, 4, 0xffffffffu, MMP_EUNSUPPORTED, "(coding tool 3)"},
         {MF_TOOLS, 4, 0x00010000u, MMP_EUNSUPPORTED, "(coding tool 16)"},
         {MF_REDUND_Q4, 4, (uint64_t)MMP_MAX_REDUND_Q4 + 1, MMP_ELIMIT, "redund_q4 1073741825 exceeds"},
         {MF_REDUND_Q4, 4, 0xffffffffu, MMP_ELIMIT, "redund_q4 4294967295 exceeds"},
@@ -699,7 +699,7 @@ static void test_head_fields_invalid(void **state)
 static void test_unknown_tools(void **state)
 {
     (void)state;
-    for (int bit = 2; bit < 32; bit++) {
+    for (int bit = 3; bit < 32; bit++) {
         size_t len;
         uint8_t *buf = make_file(&len);
         put32(buf + MF_TOOLS, MMP_TOOL_TRANSFORM | 1u << bit);
@@ -711,8 +711,8 @@ static void test_unknown_tools(void **state)
         expect_fail(buf, len, MMP_EUNSUPPORTED, want);
         free(buf);
     }
-    /* The known tools (the transform residual, the deblocking filter), and
-     * none, are accepted. */
+    /* The known tools (the transform residual, the deblocking filter, the
+     * residual stage's mixing coder), and none, are accepted. */
     for (uint32_t tools = 0; tools <= MMP_TOOLS_ALL; tools++) {
         size_t len;
         uint8_t *buf = make_file(&len);
@@ -905,13 +905,13 @@ static void test_signature(void **state)
         {1, 1, 'm', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {2, 1, 0, MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {3, 1, 'I', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
-        /* The writer's minor version is 1 (test_versions). */
+        /* The writer's minor version is 2 (test_versions). */
         {MF_MAJOR, 1, 0, MMP_EUNSUPPORTED,
-         "unsupported format version 0.1 (this decoder reads 1.x and 0.9)"},
+         "unsupported format version 0.2 (this decoder reads 1.x and 0.9)"},
         {MF_MAJOR, 1, 2, MMP_EUNSUPPORTED,
-         "unsupported format version 2.1 (this decoder reads 1.x and 0.9)"},
-        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.1"},
-        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.1"},
+         "unsupported format version 2.2 (this decoder reads 1.x and 0.9)"},
+        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.2"},
+        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.2"},
     };
     for (size_t i = 0; i < NELEM(cases); i++) {
         size_t len;
@@ -1921,7 +1921,7 @@ static void test_strerror(void **state)
     assert_string_equal(mmp_strerror(-1000), "unknown error");
 }
 
-/* The version rule of docs/format.md section 2: this decoder (1.1) reads
+/* The version rule of docs/format.md section 2: this decoder (1.2) reads
  * every file of major 1, of its minor version and of later ones, unless a
  * later one uses a coding tool or a critical chunk it lacks (refused by
  * name); and the draft 0.9, whose syntax is 1.0's. Every other version is
@@ -1930,10 +1930,10 @@ static void test_versions(void **state)
 {
     (void)state;
     assert_int_equal(MMP_FORMAT_MAJOR, 1);
-    assert_int_equal(MMP_FORMAT_MINOR, 1);
-    /* Read: 1.0, 1.1, the draft 0.9, later minor versions; one tile and several,
+    assert_int_equal(MMP_FORMAT_MINOR, 2);
+    /* Read: 1.0, 1.1, 1.2, the draft 0.9, later minor versions; one tile and several,
      * with ancillary chunks (one of a type no decoder knows). */
-    static const uint8_t read[][2] = {{1, 0}, {0, 9}, {1, 1}, {1, 2}, {1, 9}, {1, 255}};
+    static const uint8_t read[][2] = {{1, 0}, {0, 9}, {1, 1}, {1, 2}, {1, 3}, {1, 9}, {1, 255}};
     for (size_t i = 0; i < NELEM(read); i++) {
         for (int multi = 0; multi < 2; multi++) {
             size_t len;

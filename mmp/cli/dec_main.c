@@ -108,6 +108,7 @@ static int print_info(const char *in_path)
         printf("max_error=%d\n", fi.max_error);
     printf("dct=%s\n", fi.dct ? "on" : "off");
     printf("deblock=%s\n", fi.deblock ? "on" : "off");
+    printf("residual_mix=%s\n", fi.residual_mix ? "on" : "off");
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
     printf("tile_width=%d\ntile_height=%d\ntiles=%d\n", fi.tile_width, fi.tile_height,
            fi.tiles);

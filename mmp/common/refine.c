@@ -7,6 +7,7 @@
 #include "common/arith.h"
 #include "common/bits.h"
 #include "common/error.h"
+#include "mmp/common/refine_mix.h"
 
 /* Energy contexts: the bit length of the local activity in quantiser steps,
  * capped. Bias contexts: energy / 2 times a 6-bit texture pattern. */
@@ -47,7 +48,9 @@ typedef struct coder {
     uint16_t *out;
     int32_t *err;         /* decoded - prediction, two rows (causal errors) */
     int w, h, maxval, step;
+    int use_mix; /* 1: q through the mixing coder (format 1.2) */
     models *m;
+    mmp_rmix *mix;
 } coder;
 
 static void models_init(models *m)
@@ -120,6 +123,49 @@ static int code_q(coder *c, int ctx, int fit, int sctx, int q)
         v = v << 1 | (unsigned)raw_bit(c, (int)(mag >> b) & 1);
     const int neg = sym(c, &m->sign[sctx * NE + ctx], q < 0);
     return neg ? -(int)v : (int)v;
+}
+
+/* What the mixing coder's features come from, for one sample. */
+typedef struct mix_in {
+    int act;
+    const int *cand; /* the candidates, NULL with a base */
+    int ew, en, enw, ene;
+    int p, fit, ectx, sctx, tex;
+} mix_in;
+
+static inline int sign3(int v)
+{
+    return v > 0 ? 2 : v < 0 ? 1 : 0;
+}
+
+/* q through the mixing coder, with the features of docs/format.md 7.6. */
+static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
+{
+    const int step = c->step;
+    int spread = 0;
+    if (in->cand) {
+        int lo = in->cand[0], hi = in->cand[0];
+        for (int k = 1; k < NPRED; k++) {
+            lo = in->cand[k] < lo ? in->cand[k] : lo;
+            hi = in->cand[k] > hi ? in->cand[k] : hi;
+        }
+        spread = hi - lo;
+    }
+    const int64_t errs = 2 * (int64_t)iabs(in->ew) + 2 * (int64_t)iabs(in->en) +
+                         iabs(in->enw) + iabs(in->ene);
+    const mmp_rmix_feat f = {
+        .la = mmp_rmix_qlog((uint64_t)(in->act / step)),
+        .ls = mmp_rmix_qlog((uint64_t)(spread / step)),
+        .le = mmp_rmix_qlog((uint64_t)(errs / (2 * step))),
+        .fit = in->fit,
+        .ectx = in->ectx,
+        .sctx = in->sctx,
+        .tex = in->tex,
+        .sgn = 27 * sign3(in->ew) + 9 * sign3(in->en) + 3 * sign3(in->enw) + sign3(in->ene),
+        .level = (int)((int64_t)in->p * 32 / ((int64_t)c->maxval + 1)),
+        .region = (int)((int64_t)y * 32 / c->h) * 32 + (int)((int64_t)x * 32 / c->w),
+    };
+    return mmp_rmix_code(c->mix, c->encoding ? c->enc : NULL, c->dec, &f, q);
 }
 
 /* The causal neighbourhood of (y, x) in the refined samples: outside the
@@ -278,7 +324,15 @@ static int code_plane(coder *c)
                 const int d = c->x[i] - p;
                 q = d >= 0 ? (d + half) / step : -((-d + half) / step);
             }
-            q = code_q(c, ectx, fit, corr > 0 ? 1 : corr < 0 ? 2 : 0, q);
+            const int sctx = corr > 0 ? 1 : corr < 0 ? 2 : 0;
+            if (c->mix)
+                q = code_q_mix(c, y, x, &(const mix_in){act, sel >= 0 ? cand : NULL, ew, en,
+                                                        x > 0 ? prev[x - 1] : en,
+                                                        x + 1 < w ? prev[x + 1] : en, p, fit,
+                                                        ectx, sctx, tex},
+                               q);
+            else
+                q = code_q(c, ectx, fit, sctx, q);
             const int64_t v = p + (int64_t)q * step;
             if (v < -half || v > c->maxval + half)
                 return MMP_EBITSTREAM;
@@ -316,15 +370,18 @@ static int run(coder *c)
 {
     c->m = malloc(sizeof *c->m);
     c->err = malloc(sizeof(int32_t) * 2 * (size_t)c->w);
+    c->mix = c->use_mix ? mmp_rmix_new() : NULL;
     int err = MMP_ENOMEM;
-    if (c->m && c->err) {
+    if (c->m && c->err && (c->mix || !c->use_mix)) {
         models_init(c->m);
         err = code_plane(c);
     }
     free(c->m);
     free(c->err);
+    mmp_rmix_free(c->mix);
     c->m = NULL;
     c->err = NULL;
+    c->mix = NULL;
     return err;
 }
 
@@ -409,17 +466,17 @@ done:
 }
 
 int mmp_refine_encode(mmp_rc_enc *e, const uint16_t *x, const uint16_t *base, uint16_t *out,
-                      int w, int h, int maxval, int max_error)
+                      int w, int h, int maxval, int max_error, int mix)
 {
     coder c = {.encoding = 1, .enc = e, .x = x, .base = base, .out = out, .w = w, .h = h,
-               .maxval = maxval, .step = 2 * max_error + 1};
+               .maxval = maxval, .step = 2 * max_error + 1, .use_mix = mix};
     return base || max_error ? run(&c) : run_alone_lossless(&c);
 }
 
 int mmp_refine_decode(mmp_rc_dec *d, const uint16_t *base, uint16_t *out, int w, int h,
-                      int maxval, int max_error)
+                      int maxval, int max_error, int mix)
 {
     coder c = {.encoding = 0, .dec = d, .base = base, .out = out, .w = w, .h = h,
-               .maxval = maxval, .step = 2 * max_error + 1};
+               .maxval = maxval, .step = 2 * max_error + 1, .use_mix = mix};
     return base || max_error ? run(&c) : run_alone_lossless(&c);
 }

@@ -10,15 +10,17 @@
 /* The struct ends with its last field, no padding: a field added later
  * starts at or past the size of every earlier version (mmp.h,
  * MMP_ABI_VERSION). */
-_Static_assert(sizeof(mmp_settings) == offsetof(mmp_settings, spare) + sizeof(int),
+_Static_assert(sizeof(mmp_settings) == offsetof(mmp_settings, residual_mix) + sizeof(int),
                "mmp_settings has tail padding");
 /* The first versioned struct's size: a smaller one was not set by
  * mmp_settings_init. */
 #define SETTINGS_V1_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
 
 /* A size that some version of the struct has had: the first's (up to
- * progress_opaque), this one's (up to spare: the deblocking filter), or a
- * newer one's, larger. */
+ * progress_opaque), this one's (up to residual_mix, which took the place of
+ * the spare int that followed the deblocking filter's field, so that a
+ * caller of that version's 0 there is the default), or a newer one's,
+ * larger. */
 static int known_size(size_t size)
 {
     return size == SETTINGS_V1_SIZE || size >= sizeof(mmp_settings);

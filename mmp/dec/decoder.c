@@ -305,14 +305,15 @@ static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int
                                  const mmp_decode_check *chk, int threads)
 {
     const int w = l->w[p], h = l->h[p], m = l->maxv[p], n = (int)hdr->max_error;
+    const int mix = (hdr->tools & MMP_TOOL_RESIDUAL_MIX) != 0;
     if (hdr->residual == MMP_RESIDUAL_ALONE)
-        return mmp_refine_decode(rc, NULL, out, w, h, m, n);
+        return mmp_refine_decode(rc, NULL, out, w, h, m, n, mix);
     uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
     if (!base)
         return MMP_ENOMEM;
     int err = decode_plane(hdr, l, p, rc, luma, base, w, chk, threads);
     if (!err)
-        err = mmp_refine_decode(rc, base, out, w, h, m, n);
+        err = mmp_refine_decode(rc, base, out, w, h, m, n, mix);
     free(base);
     return err;
 }

@@ -518,7 +518,8 @@ static int encode_residual_plane(encoder *e, int p)
     }
     const double t0 = mmp_now_seconds();
     err = mmp_refine_encode(&e->rc, e->in[p], base, e->out[p], w, h, l->maxv[p],
-                            (int)e->hdr.max_error);
+                            (int)e->hdr.max_error,
+                            (e->hdr.tools & MMP_TOOL_RESIDUAL_MIX) != 0);
     e->code_s += mmp_now_seconds() - t0;
     free(base);
     if (err)

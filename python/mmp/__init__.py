@@ -68,7 +68,7 @@ def _settings():
 
 def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None, speed=None,
            maxval=None, chroma=None, transform=None, alpha=None, engine=None, threads=0,
-           tile=None, dict_cap=None, deblock=True):
+           tile=None, dict_cap=None, deblock=True, residual_mix=True):
     """Encode a numpy array to the bytes of an .mmp file.
 
     array: uint8 or uint16, shape (H, W), (H, W, 2), (H, W, 3) or (H, W, 4).
@@ -88,7 +88,9 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
     side (multiple of 16, 128 to 65536; None: automatic); dict_cap:
     dictionary elements per scale (None: the speed's); deblock: False
     writes no deblocking filter (mmp-enc --deblock off), a file that a
-    decoder of format 1.0 reads.
+    decoder of format 1.0 reads; residual_mix: False codes a lossless or
+    near-lossless file's residual stage with format 1.0's models
+    (mmp-enc --residual-mix off) instead of the mixing coder of format 1.2.
     """
     lib = _lib.load()
     if not _lib.has_encoder():
@@ -142,6 +144,7 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
     if dict_cap is not None:
         s.dict_cap = int(dict_cap)
     s.deblocking = 0 if deblock else -1
+    s.residual_mix = 0 if residual_mix else -1
 
     img = _lib.Image()
     img.width, img.height, img.channels = width, height, channels

@@ -84,7 +84,7 @@ class Settings(ctypes.Structure):
         ("progress", c_void_p),
         ("progress_opaque", c_void_p),
         ("deblocking", c_int),
-        ("spare", c_int),
+        ("residual_mix", c_int),
     ]
 
 
@@ -115,7 +115,8 @@ class FileInfo(ctypes.Structure):
         ("tiles", c_int),
         ("chunks", c_int),
         ("deblock", c_int),
-        ("reserved", c_int * 15),
+        ("residual_mix", c_int),
+        ("reserved", c_int * 14),
     ]
 
 

@@ -114,7 +114,8 @@ def _save(im, fp, filename):
         if k in params:
             params["lambda_"] = params.pop(k)
     allowed = {"lambda_", "quality", "lossless", "max_error", "speed", "chroma", "transform",
-               "alpha", "engine", "threads", "tile", "dict_cap", "deblock"}
+               "alpha", "engine", "threads", "tile", "dict_cap", "deblock",
+               "residual_mix"}
     kwargs = {k: v for k, v in params.items() if k in allowed}
     mode = im.mode
     maxval = None

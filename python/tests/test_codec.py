@@ -136,6 +136,17 @@ def test_deblock_setting(grey):
     assert mmp.info(mmp.encode(grey, lossless=True))["deblock"] == 0
 
 
+def test_residual_mix_setting(grey):
+    # On by default for lossless files: the header's tool bit (format 1.2);
+    # off writes format 1.0's count models, a different file; both exact.
+    on, off = mmp.encode(grey, lossless=True), mmp.encode(grey, lossless=True, residual_mix=False)
+    assert mmp.info(on)["residual_mix"] == 1 and mmp.info(off)["residual_mix"] == 0
+    assert on != off
+    assert (mmp.decode(on) == grey).all() and (mmp.decode(off) == grey).all()
+    # Lossy files never have it.
+    assert mmp.info(mmp.encode(grey, lambda_=300))["residual_mix"] == 0
+
+
 def test_near_lossless_bound(rgb):
     b = mmp.decode(mmp.encode(rgb, max_error=3))
     d = np.abs(rgb.astype(int) - b.astype(int))
