@@ -127,10 +127,14 @@ static int decide(mmp_rmix *s, counter *const *row, int id, int fit, mmp_rc_enc 
         mmp_rc_encode_p12(enc, (uint32_t)p, bit);
     else
         bit = mmp_rc_decode_p12(dec, (uint32_t)p);
-    const int err = ((bit << 12) - p) * LEARN;
+    /* |x err| < 2047 * 3 * 4096 < 2^25: the step is the floor of
+     * (x err + 8192 + 2^30) / 2^14, less 2^16, in 32 bits without a
+     * negative shift; |w| + |step| stays far inside 32 bits. */
+    const int32_t err = ((bit << 12) - p) * LEARN;
     for (int i = 0; i < NIN; i++) {
-        const int64_t v = w[i] + mmp_floor_shift((int64_t)x[i] * err + 8192, 14);
-        w[i] = (int32_t)(v < -W_LIMIT ? -W_LIMIT : v > W_LIMIT ? W_LIMIT : v);
+        const int32_t v =
+            w[i] + (int32_t)((uint32_t)(x[i] * err + 8192 + (1 << 30)) >> 14) - (1 << 16);
+        w[i] = v < -W_LIMIT ? -W_LIMIT : v > W_LIMIT ? W_LIMIT : v;
     }
     const int target = bit ? 65535 : 0;
     for (int k = 0; k < NSET; k++) {
