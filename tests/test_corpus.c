@@ -237,6 +237,10 @@ static int base_max_error = -1, base_residual = MMP_RESIDUAL_ALONE;
 /* Whether the next base file may use the transform residual (docs/format.md
  * 4.4; on by default, so most bases have its syntax). */
 static int base_dct = 1;
+/* Whether the next base file's residual stage uses the mixing coder
+ * (docs/format.md 7.6, format 1.2; 0, the default) or the count models of
+ * 1.0 (-1). */
+static int base_residual_mix;
 /* The next base file's tile sides (0: one tile), speed, and ancillary
  * chunks. */
 static int base_tile, base_speed = 1;
@@ -251,6 +255,7 @@ static void add_base_colour(const char *name, const mmp_image *img, double lambd
     s.max_error = base_max_error;
     s.residual = base_residual;
     s.dct = base_dct;
+    s.residual_mix = base_residual_mix;
     s.transform = transform;
     s.chroma = chroma;
     s.alpha = alpha;
@@ -351,7 +356,8 @@ static int setup(void **state)
     add_base("checker-5x4-maxval1-l0", &img, 0, 0, 0);
     mmp_image_free(&img);
     /* Lossless (the residual stage alone, and after MMP) and near-lossless
-     * (docs/format.md 7.6). */
+     * (docs/format.md 7.6), with the mixing coder; lossless with the count
+     * models of 1.0. */
     if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         base_max_error = 0;
         add_base_order("camera-48x32-lossless", &img, 10, 64, -1, MMP_ORDER_RASTER);
@@ -360,6 +366,10 @@ static int setup(void **state)
         base_max_error = 3;
         base_residual = MMP_RESIDUAL_ALONE;
         add_base_order("camera-48x32-near3", &img, 10, 64, -1, MMP_ORDER_RASTER);
+        base_max_error = 0;
+        base_residual_mix = -1;
+        add_base_order("camera-48x32-lossless-no-mix", &img, 10, 64, -1, MMP_ORDER_RASTER);
+        base_residual_mix = 0;
         base_max_error = -1;
         mmp_image_free(&img);
     }

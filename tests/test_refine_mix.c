@@ -320,21 +320,11 @@ static void draw_features(int kind, int q, mmp_rmix_feat *f)
     }
 }
 
-/* One sequence of n samples: the document's bytes against the library's,
- * state by state, then the library's decoder on its bytes. */
-static void check_sequence(uint64_t seed, int kind, int n)
+/* The samples qs[0 .. n) with features fs: the document's bytes against
+ * the library's, state by state, then the library's decoder on its bytes;
+ * `what` names the sequence in a failure. */
+static void check_codes(const int *qs, const mmp_rmix_feat *fs, int n, const char *what)
 {
-    rng_seed(seed);
-    int *qs = malloc(sizeof *qs * (size_t)n);
-    mmp_rmix_feat *fs = malloc(sizeof *fs * (size_t)n);
-    assert_non_null(qs);
-    assert_non_null(fs);
-    for (int i = 0; i < n; i++) {
-        /* Constant contexts favour small q, the way the residual does. */
-        qs[i] = kind == SEQ_CONSTANT && rng_below(4) ? (int)rng_below(3) - 1 : draw_q();
-        draw_features(kind, qs[i], &fs[i]);
-    }
-
     naive_mix ref;
     naive_init(&ref);
     mmp_rmix *lib = mmp_rmix_new();
@@ -346,16 +336,15 @@ static void check_sequence(uint64_t seed, int kind, int n)
         naive_code(&ref, &er, &fs[i], qs[i]);
         const int back = mmp_rmix_code(lib, &el, NULL, &fs[i], qs[i]);
         if (back != qs[i])
-            fail_msg("seed %llu kind %d sample %d: mmp_rmix_code returned %d coding %d",
-                     (unsigned long long)seed, kind, i, back, qs[i]);
+            fail_msg("%s, sample %d: mmp_rmix_code returned %d coding %d", what, i, back, qs[i]);
         if (er.len != el.len || er.low != el.low || er.range != el.range || er.cache != el.cache ||
             er.cache_size != el.cache_size)
-            fail_msg("seed %llu kind %d: the coders part at sample %d (q %d, la %d ls %d le %d "
-                     "fit %d ectx %d sctx %d tex %d sgn %d level %d region %d): range %u against "
-                     "the document's %u",
-                     (unsigned long long)seed, kind, i, qs[i], fs[i].la, fs[i].ls, fs[i].le,
-                     fs[i].fit, fs[i].ectx, fs[i].sctx, fs[i].tex, fs[i].sgn, fs[i].level,
-                     fs[i].region, (unsigned)el.range, (unsigned)er.range);
+            fail_msg("%s: the coders part at sample %d (q %d, la %d ls %d le %d fit %d ectx %d "
+                     "sctx %d tex %d sgn %d level %d region %d): range %u against the "
+                     "document's %u",
+                     what, i, qs[i], fs[i].la, fs[i].ls, fs[i].le, fs[i].fit, fs[i].ectx,
+                     fs[i].sctx, fs[i].tex, fs[i].sgn, fs[i].level, fs[i].region,
+                     (unsigned)el.range, (unsigned)er.range);
     }
     assert_int_equal(mmp_rc_enc_finish(&er), 0);
     assert_int_equal(mmp_rc_enc_finish(&el), 0);
@@ -369,8 +358,7 @@ static void check_sequence(uint64_t seed, int kind, int n)
     for (int i = 0; i < n; i++) {
         const int q = mmp_rmix_code(dec, NULL, &d, &fs[i], 0);
         if (q != qs[i])
-            fail_msg("seed %llu kind %d sample %d: decoded %d, coded %d", (unsigned long long)seed,
-                     kind, i, q, qs[i]);
+            fail_msg("%s, sample %d: decoded %d, coded %d", what, i, q, qs[i]);
     }
     assert_false(d.overrun);
 
@@ -379,6 +367,24 @@ static void check_sequence(uint64_t seed, int kind, int n)
     mmp_rc_enc_free(&er);
     mmp_rc_enc_free(&el);
     naive_free(&ref);
+}
+
+/* One random sequence of n samples of a kind (check_codes). */
+static void check_sequence(uint64_t seed, int kind, int n)
+{
+    rng_seed(seed);
+    int *qs = malloc(sizeof *qs * (size_t)n);
+    mmp_rmix_feat *fs = malloc(sizeof *fs * (size_t)n);
+    assert_non_null(qs);
+    assert_non_null(fs);
+    for (int i = 0; i < n; i++) {
+        /* Constant contexts favour small q, the way the residual does. */
+        qs[i] = kind == SEQ_CONSTANT && rng_below(4) ? (int)rng_below(3) - 1 : draw_q();
+        draw_features(kind, qs[i], &fs[i]);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "seed %llu kind %d", (unsigned long long)seed, kind);
+    check_codes(qs, fs, n, what);
     free(qs);
     free(fs);
 }
@@ -419,40 +425,12 @@ static void test_short_sequences(void **state)
     (void)state;
     naive_tables();
     static const int one[] = {0, 1, -1, 65535, -65535, 32768, -4, 5};
+    const mmp_rmix_feat f = {.la = 1, .ls = 2, .le = 3, .fit = 2, .ectx = 19, .sctx = 1,
+                             .tex = 63, .sgn = 80, .level = 31, .region = 1023};
     for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
-        const mmp_rmix_feat f = {.la = 1,
-                                 .ls = 2,
-                                 .le = 3,
-                                 .fit = 2,
-                                 .ectx = 19,
-                                 .sctx = 1,
-                                 .tex = 63,
-                                 .sgn = 80,
-                                 .level = 31,
-                                 .region = 1023};
-        naive_mix ref;
-        naive_init(&ref);
-        mmp_rmix *lib = mmp_rmix_new();
-        assert_non_null(lib);
-        mmp_rc_enc er, el;
-        mmp_rc_enc_init(&er);
-        mmp_rc_enc_init(&el);
-        naive_code(&ref, &er, &f, one[i]);
-        assert_int_equal(mmp_rmix_code(lib, &el, NULL, &f, one[i]), one[i]);
-        assert_int_equal(mmp_rc_enc_finish(&er), 0);
-        assert_int_equal(mmp_rc_enc_finish(&el), 0);
-        assert_int_equal(er.len, el.len);
-        assert_memory_equal(er.buf, el.buf, er.len);
-        mmp_rmix *dec = mmp_rmix_new();
-        assert_non_null(dec);
-        mmp_rc_dec d;
-        mmp_rc_dec_init(&d, el.buf, el.len);
-        assert_int_equal(mmp_rmix_code(dec, NULL, &d, &f, 0), one[i]);
-        mmp_rmix_free(dec);
-        mmp_rmix_free(lib);
-        mmp_rc_enc_free(&er);
-        mmp_rc_enc_free(&el);
-        naive_free(&ref);
+        char what[32];
+        snprintf(what, sizeof what, "q %d alone", one[i]);
+        check_codes(&one[i], &f, 1, what);
     }
 }
 

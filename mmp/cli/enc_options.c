@@ -188,7 +188,7 @@ static void help_all_rate(void)
            "                       1.1 or later; lossless and near-lossless: off)\n"
            "      --residual-mix R lossless and near-lossless: the residual stage's\n"
            "                       differences coded by mixing several context models (on,\n"
-           "                       the default; about 2 %% smaller, about 3x the time of\n"
+           "                       the default; about 2 %% smaller, about 2.6x the time of\n"
            "                       off; a file with it needs an mmp-dec of format 1.2 or\n"
            "                       later) or by format 1.0's models (off)\n",
            MMP_DEFAULT_QUALITY, MMP_RATE_MAX_PROBES, MMP_MAX_ERROR);
