@@ -17,7 +17,7 @@
  * minor adds coding tools only so; the others are refused by name). It
  * also reads the draft 0.9, whose syntax is 1.0's. */
 #define MMP_FORMAT_MAJOR 1
-#define MMP_FORMAT_MINOR 2
+#define MMP_FORMAT_MINOR 3
 #define MMP_DRAFT_MAJOR 0
 #define MMP_DRAFT_MINOR 9
 /* Bytes of the signature: the magic, major, minor. */
@@ -65,12 +65,14 @@
 /* Coding tools a file may switch on (HEAD's tools, a bit each): the
  * transform residual of prediction leaves (docs/format.md 4.4), the
  * deblocking filter (7.7, format 1.1), the residual stage's mixing coder
- * (7.6, format 1.2). A bit this decoder does not know makes it refuse the
+ * (7.6, format 1.2) and its residual context (7.6, format 1.3; only with
+ * the mixing coder). A bit this decoder does not know makes it refuse the
  * file, naming the bit. */
 #define MMP_TOOL_TRANSFORM 1
 #define MMP_TOOL_DEBLOCK 2
 #define MMP_TOOL_RESIDUAL_MIX 4
-#define MMP_TOOLS_ALL 7
+#define MMP_TOOL_RESIDUAL_CONTEXT 8
+#define MMP_TOOLS_ALL 15
 /* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
 #define MMP_MAX_ERROR_LIMIT 32767
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */

@@ -40,15 +40,16 @@
  * theirs; dav1d keeps reserved space in the structs it fills.
  */
 #define MMP_ABI_VERSION 1
-/* The format this library writes (docs/format.md): 1.2, whose two coding
- * tools after 1.0, the deblocking filter (1.1) and the residual stage's
- * mixing coder (1.2), a file uses only where its header's tool bits say so
- * (mmp_settings.deblocking -1 and residual_mix -1 write files that a 1.0
- * decoder reads). It reads every
+/* The format this library writes (docs/format.md): 1.3, whose three coding
+ * tools after 1.0, the deblocking filter (1.1), the residual stage's mixing
+ * coder (1.2) and its residual context (1.3), a file uses only where its
+ * header's tool bits say so (mmp_settings.deblocking -1 and residual_mix -1
+ * write files that a 1.0 decoder reads, residual_context -1 files that a
+ * 1.2 decoder reads). It reads every
  * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
  * gives a file's version as mmp_file_info.version and version_minor
  * (tests/test_api.c checks that an encoded file's agrees with this). */
-#define MMP_FORMAT_VERSION_STRING "1.2"
+#define MMP_FORMAT_VERSION_STRING "1.3"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -282,7 +283,15 @@ typedef struct mmp_settings {
                              * residual stage's differences with the mixing coder
                              * (docs/format.md section 7.6, format 1.2); -1: with the
                              * count models of format 1.0, a file that a 1.0 decoder
+                             * reads (and without the residual context) */
+    int residual_context;   /* 0 (default): with the mixing coder, the residual stage
+                             * also predicts from its candidates' errors at the nearest
+                             * samples and mixes contexts on the candidates' deviations
+                             * and on the plane coded before (docs/format.md section
+                             * 7.6, format 1.3); -1: not, a file that a 1.2 decoder
                              * reads */
+    int spare;              /* 0: room for the next field, which will take its place
+                             * (the struct ends with no padding) */
     /* Fields added later go here, each with 0 as its default, and the
      * struct ends with no padding (mmp/common/api.c asserts it). */
 } mmp_settings;
@@ -445,7 +454,9 @@ typedef struct mmp_file_info {
                               * 7.7, format 1.1) */
     int residual_mix;        /* 1: the residual stage codes with the mixing coder
                               * (docs/format.md 7.6, format 1.2) */
-    int reserved[14];        /* zeros: room for later fields (MMP_ABI_VERSION) */
+    int residual_context;    /* 1: and with its residual context (docs/format.md 7.6,
+                              * format 1.3) */
+    int reserved[13];        /* zeros: room for later fields (MMP_ABI_VERSION) */
 } mmp_file_info;
 
 /*

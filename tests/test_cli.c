@@ -175,17 +175,20 @@ static void info_text(char *buf, size_t n, const char *name, int maxval, int dic
     const unsigned long crc = get32(d + MF_HEAD_CRC);
     free(d);
     snprintf(buf, n,
-             "version=1.2\nplanes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
+             "version=" MMP_FORMAT_VERSION_STRING "\n"
+             "planes=1\nlog2_block=4\nlog2_pmin=2\nwidth=40\nheight=24\n"
              "maxval=%d\ndict_cap=%d\n%s%spayload_len=%zu\norder=%s\n"
              "transform=none\nchroma=444\nalpha=none\nresidual=none\nmax_error=none\n"
-             "dct=on\ndeblock=on\nresidual_mix=off\ncrc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",
+             "dct=on\ndeblock=on\nresidual_mix=off\nresidual_context=off\n"
+             "crc=0x%08lx\ntile_width=128\ntile_height=128\ntiles=1\nchunks=0\n",
              maxval, dict_cap, q4_and_threshold, q8_and_lambda, len - MF_ONE_TILE, order,
              crc);
 }
 
 /* mmp-dec --info: the header fields of files encoded here, in both orders,
- * from a file and from stdin; a damaged file fails as decoding it does;
- * --info takes no output. */
+ * from a file and from stdin; the residual stage's tools as mmp-enc's
+ * --residual-mix and --residual-context set them; a damaged file fails as
+ * decoding it does; --info takes no output. */
 static void test_dec_info(void **state)
 {
     (void)state;
@@ -204,6 +207,30 @@ static void test_dec_info(void **state)
     /* Nothing decoded, nothing written. */
     assert_false(exists("R.pgm"));
     assert_false(exists("W.pgm"));
+
+    /* The residual stage's tools: the mixing coder and its residual context
+     * by default in a lossless file, --residual-context off drops the
+     * context alone, --residual-mix off both. */
+    static const struct {
+        const char *opts, *tools;
+    } residual[] = {
+        {"", "residual_mix=on\nresidual_context=on\n"},
+        {"--residual-context on", "residual_mix=on\nresidual_context=on\n"},
+        {"--residual-context off", "residual_mix=on\nresidual_context=off\n"},
+        {"--residual-mix off", "residual_mix=off\nresidual_context=off\n"},
+    };
+    for (size_t k = 0; k < sizeof residual / sizeof residual[0]; k++) {
+        char line[256];
+        snprintf(line, sizeof line, "$ENC --quiet --lossless %s in.pgm L%zu.mmp", residual[k].opts,
+                 k);
+        expect_ok(line);
+        snprintf(line, sizeof line, "$DEC --info L%zu.mmp", k);
+        expect_ok(line);
+        if (!strstr(cap_out, residual[k].tools))
+            fail_msg("'%s': no '%s' in %s", residual[k].opts, residual[k].tools, cap_out);
+    }
+    expect_fail(2, "mmp-enc", "residual-context", NULL,
+                "$ENC --lossless --residual-context maybe in.pgm L.mmp");
 
     /* Damaged headers: the decoder's line, exit 1, nothing on stdout. */
     uint8_t *b = malloc(good_len);
@@ -992,17 +1019,18 @@ static void test_file_magic(void **state)
         print_message("file(1) is not installed: skipping\n");
         skip();
     }
+#define MAGIC_VERSION "MMP image data, version " MMP_FORMAT_VERSION_STRING
     static const struct {
         int channels, w, h;
         const char *opts, *want;
     } cases[] = {
-        {1, 40, 24, "", "MMP image data, version 1.2, 40 x 24, grey"},
-        {3, 33, 17, "", "MMP image data, version 1.2, 33 x 17, colour"},
-        {4, 20, 30, "", "MMP image data, version 1.2, 20 x 30, colour with alpha"},
-        {2, 21, 9, "--lossless", "MMP image data, version 1.2, 21 x 9, grey with alpha, lossless"},
-        {1, 16, 16, "--max-error 3",
-         "MMP image data, version 1.2, 16 x 16, grey, near-lossless (max error 3)"},
+        {1, 40, 24, "", MAGIC_VERSION ", 40 x 24, grey"},
+        {3, 33, 17, "", MAGIC_VERSION ", 33 x 17, colour"},
+        {4, 20, 30, "", MAGIC_VERSION ", 20 x 30, colour with alpha"},
+        {2, 21, 9, "--lossless", MAGIC_VERSION ", 21 x 9, grey with alpha, lossless"},
+        {1, 16, 16, "--max-error 3", MAGIC_VERSION ", 16 x 16, grey, near-lossless (max error 3)"},
     };
+#undef MAGIC_VERSION
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mmp_image img = {0};
         const int ch = cases[k].channels;

@@ -1,14 +1,17 @@
 /*
- * The conformance streams of formats 1.0 and 1.1 (tests/conformance/, its README.md,
- * docs/format.md section 10): every stream of tests/conformance/MANIFEST
- * decodes, through the public API alone (mmp/mmp.h), to the MD5 its line
- * gives, at its sizes, channels and maxval, with its ancillary chunks;
- * the same bytes with the signature of the draft 0.9 or of a later minor
- * version 1.x decode to the same samples (docs/format.md section 2); the
- * region decode of each multi-tile stream gives windows of the whole
- * decode; every stream in the folder is listed. The MD5 is RFC 1321's,
- * written here (checked against the RFC's test suite), of the samples in
- * the MANIFEST's canonical form: each sample as two bytes, big-endian.
+ * The conformance streams of formats 1.0 to 1.3 (tests/conformance/, its
+ * README.md, docs/format.md section 10): every stream of
+ * tests/conformance/MANIFEST decodes, through the public API alone
+ * (mmp/mmp.h), to the MD5 its line gives, at its sizes, channels and
+ * maxval, with its ancillary chunks; the same bytes with the signature of
+ * the draft 0.9 or of a later minor version 1.x decode to the same samples
+ * (docs/format.md section 2); the region decode of each multi-tile stream
+ * gives windows of the whole decode; every stream in the folder is listed;
+ * every coding tool of HEAD (the transform residual, the deblocking
+ * filter, the residual stage's mixing coder and its residual context) is
+ * used by some stream. The MD5 is RFC 1321's, written here (checked
+ * against the RFC's test suite), of the samples in the MANIFEST's
+ * canonical form: each sample as two bytes, big-endian.
  *
  * make check runs it from the repository root; MMP_CONFORMANCE names
  * another folder of streams.
@@ -343,8 +346,8 @@ static void test_streams(void **state)
         int ok = mmp_probe(buf, len, &fi, err, sizeof err) == MMP_OK;
         if (!ok)
             snprintf(why, sizeof why, "mmp_probe: %.200s", err);
-        else if (fi.version != 1 || fi.version_minor > 2) {
-            snprintf(why, sizeof why, "format version %d.%d, not 1.0 to 1.2", fi.version,
+        else if (fi.version != 1 || fi.version_minor > 3) {
+            snprintf(why, sizeof why, "format version %d.%d, not 1.0 to 1.3", fi.version,
                      fi.version_minor);
             ok = 0;
         }
@@ -393,6 +396,42 @@ static void test_streams(void **state)
         fail_msg("%d of %d conformance streams do not decode to their MD5", bad, n);
     /* The set stays small: CI decodes it in every build. */
     assert_true(total < 1024 * 1024);
+}
+
+/* Every coding tool of HEAD is used by some stream, as mmp_probe reports it. */
+static void test_every_tool(void **state)
+{
+    (void)state;
+    stream *list;
+    const int n = read_manifest(&list);
+    int used[4] = {0};
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        uint8_t *buf = read_stream(list[i].name, &len);
+        mmp_file_info fi;
+        char err[256] = "";
+        if (mmp_probe(buf, len, &fi, err, sizeof err) == MMP_OK) {
+            used[0] += fi.dct;
+            used[1] += fi.deblock;
+            used[2] += fi.residual_mix;
+            used[3] += fi.residual_context;
+        }
+        free(buf);
+    }
+    free(list);
+    static const char *const name[4] = {"the transform residual (dct)", "the deblocking filter",
+                                        "the residual stage's mixing coder",
+                                        "the residual context"};
+    int missing = 0;
+    for (int t = 0; t < 4; t++) {
+        print_message("%s: %d streams\n", name[t], used[t]);
+        if (!used[t]) {
+            print_error("no stream uses %s\n", name[t]);
+            missing++;
+        }
+    }
+    if (missing)
+        fail_msg("%d coding tools without a stream", missing);
 }
 
 /* The same bytes as a file of the draft 0.9 and of later minor versions
@@ -549,6 +588,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_md5),
         cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_every_tool),
         cmocka_unit_test(test_other_versions),
         cmocka_unit_test(test_region_decode),
         cmocka_unit_test(test_all_listed),

@@ -5,8 +5,10 @@
  * residual stage alone and after MMP; every sample within N for
  * --max-error N; the header's bound; rate and PSNR falling with lambda at
  * 16 bits; a 1-bit image that comes back nearly right at the default lambda;
- * the residual stage's mixing coder on and off.
- * Crops of 32 x 32 and smaller keep it under a few seconds.
+ * the residual stage's mixing coder on and off, and its residual context on
+ * and off (grey and colour, one tile and two).
+ * Crops of 32 x 32 and smaller keep it under a few seconds (96 x 96 and
+ * 144 x 128 for the residual stage's tools, whose gains need the area).
  * The sample comparisons are made here, not by the codec's own metrics.
  */
 #include <math.h>
@@ -51,9 +53,13 @@ static void noise_at(mmp_image *img, int w, int h, int maxval, int channels, uin
         img->pix[i] = (uint16_t)(rng_next() % ((uint32_t)maxval + 1));
 }
 
+/* HEAD's tools (docs/format.md section 2) of the last file encode_decode
+ * wrote. */
+static uint32_t last_tools;
+
 /* Encode with the seq engine, decode, and check that the decoder gives the
  * encoder's reconstruction; returns the largest sample error of the decoded
- * image against img and the file's size. */
+ * image against img and the file's size; last_tools gets its tools. */
 static int encode_decode(const mmp_image *img, const mmp_settings *s, size_t *bytes,
                          double *psnr, mmp_file_info *info)
 {
@@ -68,6 +74,8 @@ static int encode_decode(const mmp_image *img, const mmp_settings *s, size_t *by
         fail_msg("decode: %s", err);
     if (info && mmp_probe(buf, len, info, err, sizeof err))
         fail_msg("probe: %s", err);
+    assert_true(len > MF_TOOLS + 4);
+    last_tools = get32(buf + MF_TOOLS);
     const size_t n = (size_t)img->width * img->height * mmp_image_channels(img);
     assert_int_equal(dec.channels, mmp_image_channels(img));
     assert_int_equal(dec.maxval, img->maxval);
@@ -223,22 +231,30 @@ static void test_near_lossless(void **state)
     mmp_image_free(&img);
 }
 
+/* The 96 x 96 crop of camera.pgm at (200, 150), grey. */
+static void camera96(mmp_image *img)
+{
+    mmp_image src = {0};
+    load_image("camera", &src);
+    assert_int_equal(mmp_image_alloc_channels(img, 96, 96, 1, 255), MMP_OK);
+    for (int y = 0; y < 96; y++)
+        memcpy(img->pix + (size_t)y * 96, src.pix + (size_t)(150 + y) * src.width + 200,
+               96 * sizeof(uint16_t));
+    mmp_image_free(&src);
+}
+
 /* The residual stage's mixing coder (format 1.2, HEAD tools bit 2): the
  * default for lossless and near-lossless files, alone and after MMP, and
- * residual_mix -1 writes the count models of format 1.0 (no tool bit);
+ * residual_mix -1 writes the count models of format 1.0 (no tool bit, and
+ * no residual context either);
  * both keep the bound, and on a photograph's crop of 96 x 96 the mixing
  * coder's file is the smaller. Lossy files never set the bit (their
  * bytes do not depend on the setting); other values are refused. */
 static void test_residual_mix(void **state)
 {
     (void)state;
-    mmp_image src = {0}, img;
-    load_image("camera", &src);
-    assert_int_equal(mmp_image_alloc_channels(&img, 96, 96, 1, 255), MMP_OK);
-    for (int y = 0; y < 96; y++)
-        memcpy(img.pix + (size_t)y * 96, src.pix + (size_t)(150 + y) * src.width + 200,
-               96 * sizeof(uint16_t));
-    mmp_image_free(&src);
+    mmp_image img;
+    camera96(&img);
     static const int bounds[] = {0, 2};
     for (size_t b = 0; b < 2; b++)
         for (int residual = MMP_RESIDUAL_AFTER_MMP; residual <= MMP_RESIDUAL_ALONE; residual++) {
@@ -250,7 +266,8 @@ static void test_residual_mix(void **state)
                 mmp_file_info fi;
                 assert_true(encode_decode(&img, &s, &bytes[mix], NULL, &fi) <= bounds[b]);
                 assert_int_equal(fi.residual_mix, mix);
-                assert_int_equal(fi.version_minor, 2);
+                assert_int_equal(fi.residual_context, mix);
+                assert_int_equal(fi.version_minor, MMP_FORMAT_MINOR);
             }
             print_message("max error %d, residual %d: count models %zu bytes, mixing %zu\n",
                           bounds[b], residual, bytes[0], bytes[1]);
@@ -264,6 +281,7 @@ static void test_residual_mix(void **state)
         mmp_file_info fi;
         encode_decode(&img, &s, &lossy[mix], NULL, &fi);
         assert_int_equal(fi.residual_mix, 0);
+        assert_int_equal(fi.residual_context, 0);
     }
     assert_int_equal(lossy[0], lossy[1]);
     mmp_settings s;
@@ -274,6 +292,157 @@ static void test_residual_mix(void **state)
     char err[256] = "";
     assert_int_equal(mmp_encode(&s, &img, &buf, &len, NULL, NULL, err, sizeof err), MMP_EINVAL);
     assert_non_null(strstr(err, "residual_mix"));
+    mmp_image_free(&img);
+}
+
+/* A w x h crop of images/colour/face.ppm at (x0, y0): three channels. */
+static void face_at(mmp_image *img, int x0, int y0, int w, int h)
+{
+    char path[1200], err[256] = "";
+    snprintf(path, sizeof path, "%s/colour/face.ppm", images_dir());
+    mmp_image src = {0};
+    if (mmp_imagefile_read_path(path, &src, err, sizeof err))
+        fail_msg("cannot read %s: %s", path, err);
+    assert_int_equal(mmp_image_channels(&src), 3);
+    assert_true(x0 + w <= src.width && y0 + h <= src.height);
+    assert_int_equal(mmp_image_alloc_channels(img, w, h, 3, src.maxval), MMP_OK);
+    for (int y = 0; y < h; y++)
+        memcpy(img->pix + (size_t)y * w * 3, src.pix + ((size_t)(y0 + y) * src.width + x0) * 3,
+               sizeof(uint16_t) * 3 * (size_t)w);
+    mmp_image_free(&src);
+}
+
+/* img encoded with s into a buffer of its own (the caller frees it). */
+static uint8_t *encode_only(const mmp_image *img, const mmp_settings *s, size_t *len)
+{
+    uint8_t *buf = NULL;
+    char err[256] = "";
+    const int rc = mmp_encode(s, img, &buf, len, NULL, NULL, err, sizeof err);
+    if (rc)
+        fail_msg("encode: %d %s", rc, err);
+    return buf;
+}
+
+/* The residual stage's tools bits of the last file encode_decode wrote. */
+#define RESIDUAL_TOOLS (last_tools & (MMP_TOOL_RESIDUAL_MIX | MMP_TOOL_RESIDUAL_CONTEXT))
+
+/* The residual context (format 1.3, HEAD tools bit 3): the default with the
+ * mixing coder, on the 96 x 96 grey crop and a 64 x 64 colour crop (whose
+ * later planes read the plane before as the guide), lossless and with max
+ * error 2, alone and after MMP. residual_context 0 sets the bit (and
+ * mmp_probe's residual_context, in a file of version 1.3), -1 clears it
+ * (the mixing coder's bit stays), and both keep the bound; the context's
+ * file is the smaller with the residual stage alone, and no more than 1 %
+ * larger after MMP. residual_mix -1 sets neither bit; lossy files never set it
+ * (their bytes do not depend on the setting); other values are refused by
+ * name. */
+static void test_residual_context(void **state)
+{
+    (void)state;
+    mmp_image imgs[2];
+    camera96(&imgs[0]);
+    face_at(&imgs[1], 150, 150, 64, 64);
+    static const int bounds[] = {0, 2};
+    for (int colour = 0; colour < 2; colour++)
+        for (size_t b = 0; b < 2; b++)
+            for (int residual = MMP_RESIDUAL_AFTER_MMP; residual <= MMP_RESIDUAL_ALONE;
+                 residual++) {
+                size_t bytes[2];
+                for (int on = 0; on < 2; on++) {
+                    mmp_settings s;
+                    settings(&s, bounds[b], residual, 100);
+                    s.residual_context = on ? 0 : -1;
+                    mmp_file_info fi;
+                    assert_true(encode_decode(&imgs[colour], &s, &bytes[on], NULL, &fi) <=
+                                bounds[b]);
+                    assert_int_equal(fi.residual, residual);
+                    assert_int_equal(fi.residual_mix, 1);
+                    assert_int_equal(fi.residual_context, on);
+                    assert_int_equal(fi.version_minor, 3);
+                    assert_int_equal(RESIDUAL_TOOLS,
+                                     MMP_TOOL_RESIDUAL_MIX | (on ? MMP_TOOL_RESIDUAL_CONTEXT : 0));
+                }
+                print_message("%s, max error %d, residual %d: without the context %zu bytes, "
+                              "with it %zu\n",
+                              colour ? "colour" : "grey", bounds[b], residual, bytes[0], bytes[1]);
+                /* Alone, the local blend and the deviations' set come in and
+                 * the file is the smaller; after MMP only the guide informs
+                 * (a grey plane has none), and the file stays within 1 %. */
+                if (residual == MMP_RESIDUAL_ALONE)
+                    assert_true(bytes[1] < bytes[0]);
+                else
+                    assert_true(bytes[1] * 100 <= bytes[0] * 101);
+            }
+    /* The count models: neither bit, whatever residual_context says. */
+    for (int colour = 0; colour < 2; colour++) {
+        mmp_settings s;
+        settings(&s, 0, MMP_RESIDUAL_ALONE, 100);
+        s.residual_mix = -1;
+        s.residual_context = 0;
+        mmp_file_info fi;
+        assert_int_equal(encode_decode(&imgs[colour], &s, NULL, NULL, &fi), 0);
+        assert_int_equal(fi.residual_mix, 0);
+        assert_int_equal(fi.residual_context, 0);
+        assert_int_equal(RESIDUAL_TOOLS, 0);
+    }
+    /* Lossy: no bit, the same bytes either way. */
+    for (int colour = 0; colour < 2; colour++) {
+        uint8_t *lossy[2];
+        size_t len[2];
+        for (int on = 0; on < 2; on++) {
+            mmp_settings s;
+            settings(&s, -1, MMP_RESIDUAL_AUTO, 100);
+            s.residual_context = on ? 0 : -1;
+            lossy[on] = encode_only(&imgs[colour], &s, &len[on]);
+            assert_int_equal(get32(lossy[on] + MF_TOOLS) & MMP_TOOL_RESIDUAL_CONTEXT, 0);
+        }
+        assert_int_equal(len[0], len[1]);
+        assert_memory_equal(lossy[0], lossy[1], len[0]);
+        free(lossy[0]);
+        free(lossy[1]);
+    }
+    static const int bad[] = {1, -2};
+    for (size_t i = 0; i < 2; i++) {
+        mmp_settings s;
+        settings(&s, 0, MMP_RESIDUAL_AUTO, 10);
+        s.residual_context = bad[i];
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        char err[256] = "";
+        assert_int_equal(mmp_encode(&s, &imgs[0], &buf, &len, NULL, NULL, err, sizeof err),
+                         MMP_EINVAL);
+        assert_non_null(strstr(err, "residual_context"));
+        assert_null(buf);
+    }
+    mmp_image_free(&imgs[0]);
+    mmp_image_free(&imgs[1]);
+}
+
+/* The residual context in a lossless colour image of two tiles (144 x 128
+ * in tiles of 128 x 128), alone and after MMP: each tile's later planes
+ * read that tile's plane before as the guide, and the image decodes
+ * exactly; without the context the tiles' bytes differ. */
+static void test_residual_context_tiles(void **state)
+{
+    (void)state;
+    mmp_image img;
+    face_at(&img, 100, 120, 144, 128);
+    for (int residual = MMP_RESIDUAL_AFTER_MMP; residual <= MMP_RESIDUAL_ALONE; residual++) {
+        size_t bytes[2];
+        for (int on = 0; on < 2; on++) {
+            mmp_settings s;
+            settings(&s, 0, residual, 100);
+            s.tile_width = s.tile_height = 128;
+            s.residual_context = on ? 0 : -1;
+            mmp_file_info fi;
+            assert_int_equal(encode_decode(&img, &s, &bytes[on], NULL, &fi), 0);
+            assert_int_equal(fi.tiles, 2);
+            assert_int_equal(fi.residual_context, on);
+        }
+        print_message("two tiles, residual %d: without the context %zu bytes, with it %zu\n",
+                      residual, bytes[0], bytes[1]);
+        assert_true(bytes[0] != bytes[1]);
+    }
     mmp_image_free(&img);
 }
 
@@ -375,7 +544,8 @@ int main(void)
         cmocka_unit_test(test_lossless_maxvals), cmocka_unit_test(test_lossless_after_mmp),
         cmocka_unit_test(test_near_lossless),    cmocka_unit_test(test_lossy_header),
         cmocka_unit_test(test_refused),          cmocka_unit_test(test_lambda_16bit),
-        cmocka_unit_test(test_maxval1_default), cmocka_unit_test(test_residual_mix),
+        cmocka_unit_test(test_maxval1_default),  cmocka_unit_test(test_residual_mix),
+        cmocka_unit_test(test_residual_context), cmocka_unit_test(test_residual_context_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,19 +1,22 @@
 /*
  * Tests for the residual stage's mixing coder (mmp/common/refine_mix.c,
- * docs/format.md section 7.6, format 1.2): a re-implementation written
- * from the text of the section ("naive_*" below: qlog, the six context
- * sets and their indices, the sign's replaced sets, the binarisation, the
- * counters and their two rates, squash and stretch, the mixer and its
+ * docs/format.md section 7.6, formats 1.2 and 1.3): a re-implementation
+ * written from the text of the section ("naive_*" below: qlog, the six
+ * context sets of format 1.2 and the two of the residual context, dev and
+ * guide, of format 1.3, their indices, the sign's replaced sets, the
+ * binarisation, the counters and their two rates, squash and stretch, the
+ * mixer's inputs (two a set, then the bias), its weights' start and its
  * update), coded with the range coder's plain primitives (mmp_rc_encode
  * with total 4096, mmp_rc_encode_bit). The library must write the same
- * bytes as the re-implementation on random sequences of q and features
- * (uniform features, features that tell q's size and sign so that the
- * mixer learns, one constant context, the features' extremes), with the
- * encoder's state compared after every sample so that a difference is
- * reported at the sample where it begins; the library's decoder must give
- * the q back from its own bytes. Also: mmp_rmix_qlog against the
- * document's qlog, and mmp_rc_encode_p12 / mmp_rc_decode_p12 against
- * mmp_rc_encode with total 4096.
+ * bytes as the re-implementation, both as mmp_rmix_new(0) (six sets, dev
+ * and guide 0) and as mmp_rmix_new(1) (eight sets), on random sequences of
+ * q and features (uniform features, features that tell q's size and sign
+ * so that the mixer learns, one constant context, the features' extremes),
+ * with the encoder's state compared after every sample so that a
+ * difference is reported at the sample where it begins; the library's
+ * decoder must give the q back from its own bytes. Also: mmp_rmix_qlog
+ * against the document's qlog, and mmp_rc_encode_p12 / mmp_rc_decode_p12
+ * against mmp_rc_encode with total 4096.
  */
 #include "common/rangecoder.h"
 #include "mmp/common/refine_mix.h"
@@ -22,10 +25,12 @@
 /* ---- section 7.6 from the document ---- */
 
 #define NAIVE_IDS 35
-#define NAIVE_SETS 6
-#define NAIVE_INPUTS 13
+/* Sets: six, eight with the residual context. Inputs: two a set, then
+ * the bias. */
+#define NAIVE_SETS 8
+#define NAIVE_INPUTS (2 * NAIVE_SETS + 1)
 
-static const int naive_set_size[NAIVE_SETS] = {1024, 180, 512, 512, 1024, 1024};
+static const int naive_set_size[NAIVE_SETS] = {1024, 180, 512, 512, 1024, 1024, 2401, 768};
 
 /* floor(a / b) for b > 0, towards minus infinity. */
 static int64_t naive_floor_div(int64_t a, int64_t b)
@@ -89,6 +94,7 @@ typedef struct naive_ctr {
 } naive_ctr;
 
 typedef struct naive_mix {
+    int nset;                   /* 6, or 8 with the residual context */
     naive_ctr *set[NAIVE_SETS]; /* set[k][value * NAIVE_IDS + id] */
     int32_t w[NAIVE_IDS * 3][NAIVE_INPUTS];
 } naive_mix;
@@ -96,11 +102,14 @@ typedef struct naive_mix {
 /* How often each branch was taken, over a test. */
 static struct {
     long decisions, raw, ids[NAIVE_IDS], dlo, dhi, wclamp, wmax, n_cap, k[17];
+    long dev_lo, dev_hi, guide_lo, guide_hi; /* with the residual context */
 } naive_seen;
 
-static void naive_init(naive_mix *m)
+static void naive_init(naive_mix *m, int context)
 {
-    for (int k = 0; k < NAIVE_SETS; k++) {
+    memset(m, 0, sizeof *m);
+    m->nset = context ? 8 : 6;
+    for (int k = 0; k < m->nset; k++) {
         const size_t n = (size_t)naive_set_size[k] * NAIVE_IDS;
         m->set[k] = malloc(sizeof *m->set[k] * n);
         assert_non_null(m->set[k]);
@@ -109,12 +118,12 @@ static void naive_init(naive_mix *m)
     }
     for (int i = 0; i < NAIVE_IDS * 3; i++)
         for (int j = 0; j < NAIVE_INPUTS; j++)
-            m->w[i][j] = j < 12 ? 8192 : 0;
+            m->w[i][j] = j < 2 * m->nset ? 8192 : 0; /* the bias input's starts at 0 */
 }
 
 static void naive_free(naive_mix *m)
 {
-    for (int k = 0; k < NAIVE_SETS; k++)
+    for (int k = 0; k < m->nset; k++)
         free(m->set[k]);
 }
 
@@ -123,8 +132,8 @@ static int naive_rate(int n)
     return 131072 / (2 * n + 3);
 }
 
-/* One decision: its probability from the six counters and the weights, the
- * bit coded with mmp_rc_encode (total 4096), then the updates. */
+/* One decision: its probability from the sets' counters and the weights,
+ * the bit coded with mmp_rc_encode (total 4096), then the updates. */
 static void naive_decide(naive_mix *m, mmp_rc_enc *e, const mmp_rmix_feat *f, int id, int bit)
 {
     int idx[NAIVE_SETS];
@@ -134,22 +143,33 @@ static void naive_decide(naive_mix *m, mmp_rc_enc *e, const mmp_rmix_feat *f, in
     idx[3] = (f->la >> 1) * 16 + (f->ls >> 2);
     idx[4] = f->level * 32 + (f->la >> 1);
     idx[5] = f->region;
-    if (id >= 31) { /* the sign */
+    idx[6] = f->dev;
+    idx[7] = f->guide;
+    if (id >= 31) { /* the sign: sets 1 and 3 only */
         idx[1] = (f->sctx * 9 + f->sgn / 9) * 5 + (f->ectx >> 2);
         idx[3] = f->sgn;
     }
+    if (m->nset == 6) /* without the residual context, dev and guide are 0 */
+        assert_true(f->dev == 0 && f->guide == 0);
+    else {
+        naive_seen.dev_lo += f->dev == 0;
+        naive_seen.dev_hi += f->dev == 2400;
+        naive_seen.guide_lo += f->guide == 0;
+        naive_seen.guide_hi += f->guide == 767;
+    }
+    const int nin = 2 * m->nset + 1;
     naive_ctr *c[NAIVE_SETS];
     int x[NAIVE_INPUTS];
-    for (int k = 0; k < NAIVE_SETS; k++) {
+    for (int k = 0; k < m->nset; k++) {
         assert_true(idx[k] >= 0 && idx[k] < naive_set_size[k]);
         c[k] = &m->set[k][(size_t)idx[k] * NAIVE_IDS + id];
         x[2 * k] = naive_stretch_table[c[k]->fast >> 4];
         x[2 * k + 1] = naive_stretch_table[c[k]->slow >> 4];
     }
-    x[12] = 256;
+    x[2 * m->nset] = 256;
     int32_t *w = m->w[id * 3 + f->fit];
     int64_t dot = 0;
-    for (int i = 0; i < NAIVE_INPUTS; i++)
+    for (int i = 0; i < nin; i++)
         dot += (int64_t)w[i] * x[i];
     int64_t d = naive_floor_div(dot, 65536);
     if (d < -2047) {
@@ -166,7 +186,7 @@ static void naive_decide(naive_mix *m, mmp_rc_enc *e, const mmp_rmix_feat *f, in
     naive_seen.ids[id]++;
 
     const int64_t err = (int64_t)((bit << 12) - p) * 3;
-    for (int i = 0; i < NAIVE_INPUTS; i++) {
+    for (int i = 0; i < nin; i++) {
         int64_t v = (int64_t)w[i] + naive_floor_div((int64_t)x[i] * err + 8192, 16384);
         if (v < -(1 << 24) || v > (1 << 24)) {
             v = v < 0 ? -(1 << 24) : (1 << 24);
@@ -177,7 +197,7 @@ static void naive_decide(naive_mix *m, mmp_rc_enc *e, const mmp_rmix_feat *f, in
             naive_seen.wmax = (long)(v < 0 ? -v : v);
     }
     const int t = bit ? 65535 : 0;
-    for (int k = 0; k < NAIVE_SETS; k++) {
+    for (int k = 0; k < m->nset; k++) {
         naive_ctr *q = c[k];
         q->fast +=
             (int)naive_floor_div((int64_t)(t - q->fast) * naive_rate(q->n < 12 ? q->n : 12), 65536);
@@ -247,7 +267,15 @@ static int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-static void draw_features(int kind, int q, mmp_rmix_feat *f)
+/* dev's digit (0 .. 6) of a deviation of sign neg and size class m (0 .. 3). */
+static int dev_digit(int neg, int m)
+{
+    return neg ? 3 - m : 3 + m;
+}
+
+/* The features of q in a sequence of a kind; with the residual context
+ * (context 1) dev in 0 .. 2400 and guide in 0 .. 767 too, 0 otherwise. */
+static void draw_features(int kind, int context, int q, mmp_rmix_feat *f)
 {
     const int a = q < 0 ? -q : q;
     switch (kind) {
@@ -264,6 +292,10 @@ static void draw_features(int kind, int q, mmp_rmix_feat *f)
             .level = rng_range(0, 31),
             .region = rng_range(0, 1023),
         };
+        if (context) {
+            f->dev = rng_range(0, 2400);
+            f->guide = rng_range(0, 767);
+        }
         break;
     case SEQ_CORRELATED: {
         /* The size of q in la, le and level, its sign in sctx and sgn
@@ -285,6 +317,17 @@ static void draw_features(int kind, int q, mmp_rmix_feat *f)
             .level = clampi(lq / 2, 0, 31),
             .region = rng_range(0, 3),
         };
+        if (context) {
+            /* q's sign and size in the candidates' deviations and in the
+             * guide's residual, as the residual stage's features have them. */
+            const int m = clampi(naive_bit_length((uint64_t)a) / 4 + rng_range(-1, 1), 0, 3);
+            const int d = dev_digit(neg, m);
+            f->dev = ((d * 7 + dev_digit(neg, clampi(m - 1, 0, 3))) * 7 + rng_range(0, 6)) * 7 +
+                     (rng_below(3) ? d : rng_range(0, 6));
+            const int gm = clampi(lq / 2 + rng_range(-1, 1), 0, 31);
+            const int gs = a == 0 || !rng_below(5) ? rng_range(0, 2) : neg ? 1 : 2;
+            f->guide = (gm * 3 + gs) * 8 + (f->la >> 3);
+        }
         break;
     }
     case SEQ_CONSTANT:
@@ -298,7 +341,9 @@ static void draw_features(int kind, int q, mmp_rmix_feat *f)
                              .tex = 33,
                              .sgn = 40,
                              .level = 7,
-                             .region = 512};
+                             .region = 512,
+                             .dev = context ? 1200 : 0,
+                             .guide = context ? 300 : 0};
         break;
     default: {
         /* Each field at its least or its greatest value. */
@@ -314,20 +359,24 @@ static void draw_features(int kind, int q, mmp_rmix_feat *f)
             .sgn = (r & 128) ? 80 : 0,
             .level = (r & 256) ? 31 : 0,
             .region = (r & 512) ? 1023 : 0,
+            .dev = context && (r & 1024) ? 2400 : 0,
+            .guide = context && (r & 2048) ? 767 : 0,
         };
         break;
     }
     }
 }
 
-/* The samples qs[0 .. n) with features fs: the document's bytes against
- * the library's, state by state, then the library's decoder on its bytes;
- * `what` names the sequence in a failure. */
-static void check_codes(const int *qs, const mmp_rmix_feat *fs, int n, const char *what)
+/* The samples qs[0 .. n) with features fs, without (context 0) or with
+ * the residual context: the document's bytes against the library's, state
+ * by state, then the library's decoder on its bytes; `what` names the
+ * sequence in a failure. */
+static void check_codes(int context, const int *qs, const mmp_rmix_feat *fs, int n,
+                        const char *what)
 {
     naive_mix ref;
-    naive_init(&ref);
-    mmp_rmix *lib = mmp_rmix_new();
+    naive_init(&ref, context);
+    mmp_rmix *lib = mmp_rmix_new(context);
     assert_non_null(lib);
     mmp_rc_enc er, el;
     mmp_rc_enc_init(&er);
@@ -340,18 +389,18 @@ static void check_codes(const int *qs, const mmp_rmix_feat *fs, int n, const cha
         if (er.len != el.len || er.low != el.low || er.range != el.range || er.cache != el.cache ||
             er.cache_size != el.cache_size)
             fail_msg("%s: the coders part at sample %d (q %d, la %d ls %d le %d fit %d ectx %d "
-                     "sctx %d tex %d sgn %d level %d region %d): range %u against the "
-                     "document's %u",
+                     "sctx %d tex %d sgn %d level %d region %d dev %d guide %d): range %u "
+                     "against the document's %u",
                      what, i, qs[i], fs[i].la, fs[i].ls, fs[i].le, fs[i].fit, fs[i].ectx,
-                     fs[i].sctx, fs[i].tex, fs[i].sgn, fs[i].level, fs[i].region,
-                     (unsigned)el.range, (unsigned)er.range);
+                     fs[i].sctx, fs[i].tex, fs[i].sgn, fs[i].level, fs[i].region, fs[i].dev,
+                     fs[i].guide, (unsigned)el.range, (unsigned)er.range);
     }
     assert_int_equal(mmp_rc_enc_finish(&er), 0);
     assert_int_equal(mmp_rc_enc_finish(&el), 0);
     assert_int_equal(er.len, el.len);
     assert_memory_equal(er.buf, el.buf, er.len);
 
-    mmp_rmix *dec = mmp_rmix_new();
+    mmp_rmix *dec = mmp_rmix_new(context);
     assert_non_null(dec);
     mmp_rc_dec d;
     mmp_rc_dec_init(&d, el.buf, el.len);
@@ -370,7 +419,7 @@ static void check_codes(const int *qs, const mmp_rmix_feat *fs, int n, const cha
 }
 
 /* One random sequence of n samples of a kind (check_codes). */
-static void check_sequence(uint64_t seed, int kind, int n)
+static void check_sequence(int context, uint64_t seed, int kind, int n)
 {
     rng_seed(seed);
     int *qs = malloc(sizeof *qs * (size_t)n);
@@ -380,23 +429,25 @@ static void check_sequence(uint64_t seed, int kind, int n)
     for (int i = 0; i < n; i++) {
         /* Constant contexts favour small q, the way the residual does. */
         qs[i] = kind == SEQ_CONSTANT && rng_below(4) ? (int)rng_below(3) - 1 : draw_q();
-        draw_features(kind, qs[i], &fs[i]);
+        draw_features(kind, context, qs[i], &fs[i]);
     }
     char what[64];
-    snprintf(what, sizeof what, "seed %llu kind %d", (unsigned long long)seed, kind);
-    check_codes(qs, fs, n, what);
+    snprintf(what, sizeof what, "context %d seed %llu kind %d", context, (unsigned long long)seed,
+             kind);
+    check_codes(context, qs, fs, n, what);
     free(qs);
     free(fs);
 }
 
-static void test_matches_document(void **state)
+/* The sequences without (context 0) or with the residual context. */
+static void check_matches_document(int context)
 {
-    (void)state;
     naive_tables();
     memset(&naive_seen, 0, sizeof naive_seen);
     for (uint64_t seed = 1; seed <= 3; seed++)
         for (int kind = 0; kind < SEQ_KINDS; kind++)
-            check_sequence(seed * 7919 + (uint64_t)kind, kind, kind == SEQ_CONSTANT ? 6000 : 3000);
+            check_sequence(context, seed * 7919 + (uint64_t)kind, kind,
+                           kind == SEQ_CONSTANT ? 6000 : 3000);
 
     /* Every decision id, every bit length, raw bits, both ends of the
      * mixer's clamp, counters at their cap. Ids 17 and 18 are never coded:
@@ -412,25 +463,45 @@ static void test_matches_document(void **state)
     assert_true(naive_seen.dlo > 0);
     assert_true(naive_seen.dhi > 0);
     assert_true(naive_seen.n_cap > 0);
-    print_message("mix: %ld decisions, %ld raw bits, d clamped %ld low / %ld high, "
+    /* dev and guide at both ends of their sets. */
+    if (context)
+        assert_true(naive_seen.dev_lo > 0 && naive_seen.dev_hi > 0 && naive_seen.guide_lo > 0 &&
+                    naive_seen.guide_hi > 0);
+    print_message("mix, context %d: %ld decisions, %ld raw bits, d clamped %ld low / %ld high, "
                   "%ld weight clamps (largest |w| %ld), %ld counter updates at n = 1000\n",
-                  naive_seen.decisions, naive_seen.raw, naive_seen.dlo, naive_seen.dhi,
+                  context, naive_seen.decisions, naive_seen.raw, naive_seen.dlo, naive_seen.dhi,
                   naive_seen.wclamp, naive_seen.wmax, naive_seen.n_cap);
 }
 
-/* One q from a fresh coder, each of a few (zero, the extremes, each sign):
- * the flush of a stream of a single sample, and its decoding. */
+static void test_matches_document(void **state)
+{
+    (void)state;
+    check_matches_document(0);
+}
+
+static void test_matches_document_context(void **state)
+{
+    (void)state;
+    check_matches_document(1);
+}
+
+/* One q from a fresh coder, each of a few (zero, the extremes, each sign),
+ * without and with the residual context: the flush of a stream of a single
+ * sample, and its decoding. */
 static void test_short_sequences(void **state)
 {
     (void)state;
     naive_tables();
     static const int one[] = {0, 1, -1, 65535, -65535, 32768, -4, 5};
-    const mmp_rmix_feat f = {.la = 1, .ls = 2, .le = 3, .fit = 2, .ectx = 19, .sctx = 1,
-                             .tex = 63, .sgn = 80, .level = 31, .region = 1023};
-    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "q %d alone", one[i]);
-        check_codes(&one[i], &f, 1, what);
+    for (int context = 0; context <= 1; context++) {
+        const mmp_rmix_feat f = {.la = 1, .ls = 2, .le = 3, .fit = 2, .ectx = 19, .sctx = 1,
+                                 .tex = 63, .sgn = 80, .level = 31, .region = 1023,
+                                 .dev = context ? 2400 : 0, .guide = context ? 767 : 0};
+        for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+            char what[48];
+            snprintf(what, sizeof what, "context %d, q %d alone", context, one[i]);
+            check_codes(context, &one[i], &f, 1, what);
+        }
     }
 }
 
@@ -504,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_p12),
         cmocka_unit_test(test_short_sequences),
         cmocka_unit_test(test_matches_document),
+        cmocka_unit_test(test_matches_document_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

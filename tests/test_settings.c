@@ -14,6 +14,10 @@
  *    the deblocking filter's field): the fields it lacks take their
  *    defaults, so its encode has the default's bytes; sizes between two
  *    versions' are refused.
+ * 5. A caller built against the second struct (up to residual_mix, format
+ *    1.2's header): residual_context, which it lacks, takes its default 0
+ *    (on), so its lossless encode has the default's bytes, the residual
+ *    context's tool bit included.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "container_util.h"
 #include "mmp/mmp.h"
 
 static void gradient(mmp_image *img)
@@ -62,6 +67,9 @@ static void test_defaults_carry_the_size(void **state)
     assert_true(s.redundancy == -1.0);
     assert_null(s.progress);
     assert_null(s.log);
+    assert_int_equal(s.residual_mix, 0);
+    assert_int_equal(s.residual_context, 0);
+    assert_int_equal(s.spare, 0);
     assert_int_equal(mmp_settings_init(&s, sizeof s), 0);
     assert_int_equal(mmp_settings_init(NULL, sizeof s), MMP_EINVAL);
     assert_int_equal(mmp_settings_init(&s, sizeof s - 1), MMP_EINVAL);
@@ -131,8 +139,10 @@ static void test_newer_struct(void **state)
     mmp_image_free(&img);
 }
 
-/* The first version's size: every field up to progress_opaque. */
+/* The first version's size: every field up to progress_opaque. The
+ * second's: up to residual_mix. */
 #define FIRST_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
+#define SECOND_SIZE (offsetof(mmp_settings, residual_mix) + sizeof(int))
 
 static void test_first_struct(void **state)
 {
@@ -165,7 +175,68 @@ static void test_first_struct(void **state)
     mmp_free(out);
 
     for (size_t size = FIRST_SIZE + 1; size < sizeof(mmp_settings); size++)
-        assert_int_equal(mmp_settings_init(&first, size), MMP_EINVAL);
+        assert_int_equal(mmp_settings_init(&first, size), size == SECOND_SIZE ? 0 : MMP_EINVAL);
+    mmp_free(ref);
+    mmp_image_free(&img);
+}
+
+/* The residual stage's tools bits of HEAD (docs/format.md section 2) in
+ * the file buf of one tile, as mmp_probe reports them too. */
+static uint32_t residual_tools(const uint8_t *buf, size_t len)
+{
+    mmp_file_info fi;
+    char err[256] = "";
+    assert_int_equal(mmp_probe(buf, len, &fi, err, sizeof err), 0);
+    const uint32_t t = get32(buf + MF_TOOLS) & (MMP_TOOL_RESIDUAL_MIX | MMP_TOOL_RESIDUAL_CONTEXT);
+    assert_int_equal(fi.residual_mix, (t & MMP_TOOL_RESIDUAL_MIX) != 0);
+    assert_int_equal(fi.residual_context, (t & MMP_TOOL_RESIDUAL_CONTEXT) != 0);
+    return t;
+}
+
+static void test_second_struct(void **state)
+{
+    (void)state;
+    assert_true(FIRST_SIZE < SECOND_SIZE && SECOND_SIZE < sizeof(mmp_settings));
+    mmp_image img;
+    gradient(&img);
+    mmp_settings s;
+    uint8_t *ref = NULL, *out = NULL;
+    size_t rlen = 0, len = 0;
+    char err[256] = "";
+    mmp_default_settings(&s);
+    s.engine = "seq";
+    s.max_error = 0; /* lossless: the residual stage's tools count */
+    assert_int_equal(mmp_encode(&s, &img, &ref, &rlen, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(residual_tools(ref, rlen), MMP_TOOL_RESIDUAL_MIX | MMP_TOOL_RESIDUAL_CONTEXT);
+
+    mmp_settings second;
+    memset(&second, 0xa5, sizeof second); /* past the second struct: not the caller's */
+    assert_int_equal(mmp_settings_init(&second, SECOND_SIZE), 0);
+    assert_int_equal(second.size, SECOND_SIZE);
+    assert_int_equal(second.residual_mix, 0);
+    second.engine = "seq";
+    second.max_error = 0;
+    assert_int_equal(mmp_encode(&second, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(len, rlen);
+    assert_memory_equal(out, ref, len);
+    mmp_free(out);
+
+    /* Without the residual context the file differs: no bit 3. */
+    s.residual_context = -1;
+    out = NULL;
+    assert_int_equal(mmp_encode(&s, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(residual_tools(out, len), MMP_TOOL_RESIDUAL_MIX);
+    assert_true(len != rlen || memcmp(out, ref, len) != 0);
+    mmp_free(out);
+    /* The second struct's residual_mix -1: neither tool. */
+    second.residual_mix = -1;
+    out = NULL;
+    assert_int_equal(mmp_encode(&second, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(residual_tools(out, len), 0);
+    mmp_free(out);
+
+    for (size_t size = SECOND_SIZE + 1; size < sizeof(mmp_settings); size++)
+        assert_int_equal(mmp_settings_init(&second, size), MMP_EINVAL);
     mmp_free(ref);
     mmp_image_free(&img);
 }
@@ -177,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_unset_settings_are_refused),
         cmocka_unit_test(test_newer_struct),
         cmocka_unit_test(test_first_struct),
+        cmocka_unit_test(test_second_struct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,7 @@ static int print_info(const char *in_path)
     printf("dct=%s\n", fi.dct ? "on" : "off");
     printf("deblock=%s\n", fi.deblock ? "on" : "off");
     printf("residual_mix=%s\n", fi.residual_mix ? "on" : "off");
+    printf("residual_context=%s\n", fi.residual_context ? "on" : "off");
     printf("crc=0x%08lx\n", (unsigned long)fi.crc);
     printf("tile_width=%d\ntile_height=%d\ntiles=%d\n", fi.tile_width, fi.tile_height,
            fi.tiles);

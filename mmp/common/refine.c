@@ -6,6 +6,7 @@
 
 #include "common/arith.h"
 #include "common/bits.h"
+#include "common/container.h"
 #include "common/error.h"
 #include "mmp/common/refine_mix.h"
 
@@ -22,8 +23,11 @@
  * each one's absolute errors, which weighs it (1 / (1 + sum)^2: the one that
  * has been exact dominates, as on repeated samples). Contexts: 4 equality
  * bits of the neighbourhood (which catch repeated samples and flat runs)
- * times 4 energy classes. */
-#define NPRED 9
+ * times 4 energy classes. Nine candidates, and with the residual context
+ * (format 1.3) a tenth: the nine blended by their errors at the nearest
+ * samples, which follows an edge within the run of one context. */
+#define NBASE 9
+#define NPRED 10
 #define NSEL (16 * 4)
 #define SEL_DECAY 32
 
@@ -49,6 +53,12 @@ typedef struct coder {
     int32_t *err;         /* decoded - prediction, two rows (causal errors) */
     int w, h, maxval, step;
     int use_mix; /* 1: q through the mixing coder (format 1.2) */
+    int context; /* 1: the residual context (format 1.3): the local blend and
+                  * the mixing coder's sets dev and guide */
+    int npred;   /* the candidates: NBASE, or NPRED with the residual context */
+    const uint16_t *guide; /* the previous plane's decoded samples, or NULL */
+    int32_t *cerr; /* the residual context: |decoded - candidate k| of the
+                    * last two rows, row r of candidate k at (2 k + r) w */
     models *m;
     mmp_rmix *mix;
 } coder;
@@ -125,6 +135,15 @@ static int code_q(coder *c, int ctx, int fit, int sctx, int q)
     return neg ? -(int)v : (int)v;
 }
 
+/* The residual context's index of v, a candidate's deviation from p:
+ * sign times min(bl(floor(|v| / step)), 3), as 0 .. 6. */
+static int deviation(int v, int step)
+{
+    const int a = mmp_bit_length((uint64_t)(iabs(v) / step));
+    const int m = a < 3 ? a : 3;
+    return v < 0 ? 3 - m : 3 + m;
+}
+
 /* What the mixing coder's features come from, for one sample. */
 typedef struct mix_in {
     int act;
@@ -138,6 +157,29 @@ static inline int sign3(int v)
     return v > 0 ? 2 : v < 0 ? 1 : 0;
 }
 
+/* The guide feature: the previous plane's sample at (y, x) less its median
+ * prediction from w, n and nw there (w alone on the first row, n alone in
+ * the first column), as 3 times min(qlog(floor(|d| / step)) / 2, 31) plus
+ * its sign class, times 8, plus la / 8. */
+static int guide_index(const coder *c, int y, int x, int la)
+{
+    const uint16_t *g = c->guide;
+    const long W = c->w, i = (long)y * W + x;
+    int pr;
+    if (y == 0) {
+        pr = x > 0 ? g[i - 1] : g[i];
+    } else if (x == 0) {
+        pr = g[i - W];
+    } else {
+        const int a = g[i - 1], b = g[i - W], nw = g[i - W - 1];
+        const int hi = a > b ? a : b, lo = a < b ? a : b;
+        pr = nw >= hi ? lo : nw <= lo ? hi : a + b - nw;
+    }
+    const int d = g[i] - pr;
+    const int m = mmp_rmix_qlog((uint64_t)(iabs(d) / c->step)) >> 1;
+    return (m * 3 + sign3(d)) * 8 + (la >> 3);
+}
+
 /* q through the mixing coder, with the features of docs/format.md 7.6. */
 static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
 {
@@ -145,7 +187,7 @@ static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
     int spread = 0;
     if (in->cand) {
         int lo = in->cand[0], hi = in->cand[0];
-        for (int k = 1; k < NPRED; k++) {
+        for (int k = 1; k < c->npred; k++) {
             lo = in->cand[k] < lo ? in->cand[k] : lo;
             hi = in->cand[k] > hi ? in->cand[k] : hi;
         }
@@ -153,8 +195,15 @@ static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
     }
     const int64_t errs = 2 * (int64_t)iabs(in->ew) + 2 * (int64_t)iabs(in->en) +
                          iabs(in->enw) + iabs(in->ene);
+    const int la = mmp_rmix_qlog((uint64_t)(in->act / step));
+    int dev = 0;
+    if (c->context && in->cand) {
+        const int *k = in->cand, p = in->p;
+        dev = ((deviation(k[1] - p, step) * 7 + deviation(k[2] - p, step)) * 7 +
+               deviation(k[3] - p, step)) * 7 + deviation(k[4] - p, step);
+    }
     const mmp_rmix_feat f = {
-        .la = mmp_rmix_qlog((uint64_t)(in->act / step)),
+        .la = la,
         .ls = mmp_rmix_qlog((uint64_t)(spread / step)),
         .le = mmp_rmix_qlog((uint64_t)(errs / (2 * step))),
         .fit = in->fit,
@@ -164,6 +213,8 @@ static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
         .sgn = 27 * sign3(in->ew) + 9 * sign3(in->en) + 3 * sign3(in->enw) + sign3(in->ene),
         .level = (int)((int64_t)in->p * 32 / ((int64_t)c->maxval + 1)),
         .region = (int)((int64_t)y * 32 / c->h) * 32 + (int)((int64_t)x * 32 / c->w),
+        .dev = dev,
+        .guide = c->context && c->guide ? guide_index(c, y, x, la) : 0,
     };
     return mmp_rmix_code(c->mix, c->encoding ? c->enc : NULL, c->dec, &f, q);
 }
@@ -247,6 +298,31 @@ static void candidates(const coder *c, const hood *o, int dh, int dv, int *cand)
     cand[8] = clampi(2 * o->w_ - o->ww, 0, c->maxval);
 }
 
+/* The residual context's tenth candidate: the nine weighed by 1 / (1 + L)^3,
+ * L the sum of a candidate's absolute errors at w, ww, n, nw and ne, where
+ * they lie in the plane (nw and ne take n's at the plane's sides). */
+static int local_blend(const coder *c, int y, int x, const int *cand)
+{
+    const int W = c->w;
+    int64_t num = 0, den = 0;
+    for (int k = 0; k < NBASE; k++) {
+        const int32_t *cur = c->cerr + ((size_t)2 * k + (y & 1)) * (size_t)W;
+        const int32_t *up = c->cerr + ((size_t)2 * k + (~y & 1)) * (size_t)W;
+        int64_t l = 0;
+        if (x > 0)
+            l += cur[x - 1];
+        if (x > 1)
+            l += cur[x - 2];
+        if (y > 0)
+            l += up[x] + up[x > 0 ? x - 1 : x] + up[x + 1 < W ? x + 1 : x];
+        const int64_t e = 1 + l;
+        const int64_t wk = ((int64_t)1 << 40) / (e * e * e) + 1;
+        num += wk * cand[k];
+        den += wk;
+    }
+    return (int)((num + den / 2) / den);
+}
+
 /* The uncorrected prediction of (y, x), its activity and texture pattern;
  * *sel gets the selection context, cand the candidates' predictions. */
 static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *tex, int *sel,
@@ -261,13 +337,15 @@ static int predict_alone(const coder *c, int y, int x, int ew, int *act, int *te
     const int eq = (o.w_ == o.ww) | (o.n == o.nn) << 1 | (o.nw == o.n) << 2 | (o.w_ == o.nw) << 3;
     const int a = mmp_bit_length((uint64_t)(*act / c->step) * 256 / ((uint64_t)c->maxval + 1)) / 2;
     *sel = eq * 4 + (a < 3 ? a : 3);
+    if (c->context)
+        cand[NBASE] = local_blend(c, y, x, cand);
     const int32_t *se = c->m->sel_err[*sel];
     int best = 0;
-    for (int k = 1; k < NPRED; k++)
+    for (int k = 1; k < c->npred; k++)
         if (se[k] < se[best])
             best = k;
     int64_t num = 0, den = 0;
-    for (int k = 0; k < NPRED; k++) {
+    for (int k = 0; k < c->npred; k++) {
         const int64_t e1 = 1 + (int64_t)se[k];
         const int64_t wk = ((int64_t)1 << 40) / (e1 * e1) + 1;
         num += wk * cand[k];
@@ -341,10 +419,14 @@ static int code_plane(coder *c)
             cur[x] = c->out[i] - (c->base ? c->base[i] : p);
             if (sel >= 0) {
                 int32_t *se = m->sel_err[sel];
-                for (int k = 0; k < NPRED; k++)
+                for (int k = 0; k < c->npred; k++)
                     se[k] += iabs(c->out[i] - cand[k]);
+                if (c->cerr)
+                    for (int k = 0; k < NBASE; k++)
+                        c->cerr[((size_t)2 * k + (y & 1)) * (size_t)w + x] =
+                            iabs(c->out[i] - cand[k]);
                 if (++m->sel_cnt[sel] >= SEL_DECAY) {
-                    for (int k = 0; k < NPRED; k++)
+                    for (int k = 0; k < c->npred; k++)
                         se[k] = se[k] * 3 / 4;
                     m->sel_cnt[sel] = SEL_DECAY * 3 / 4;
                 }
@@ -368,19 +450,24 @@ static int code_plane(coder *c)
 
 static int run(coder *c)
 {
+    const int local = c->context && !c->base;
+    c->npred = local ? NPRED : NBASE;
     c->m = malloc(sizeof *c->m);
     c->err = malloc(sizeof(int32_t) * 2 * (size_t)c->w);
-    c->mix = c->use_mix ? mmp_rmix_new() : NULL;
+    c->cerr = local ? calloc((size_t)2 * NBASE * (size_t)c->w, sizeof(int32_t)) : NULL;
+    c->mix = c->use_mix ? mmp_rmix_new(c->context) : NULL;
     int err = MMP_ENOMEM;
-    if (c->m && c->err && (c->mix || !c->use_mix)) {
+    if (c->m && c->err && (c->cerr || !local) && (c->mix || !c->use_mix)) {
         models_init(c->m);
         err = code_plane(c);
     }
     free(c->m);
     free(c->err);
+    free(c->cerr);
     mmp_rmix_free(c->mix);
     c->m = NULL;
     c->err = NULL;
+    c->cerr = NULL;
     c->mix = NULL;
     return err;
 }
@@ -465,18 +552,43 @@ done:
     return err;
 }
 
-int mmp_refine_encode(mmp_rc_enc *e, const uint16_t *x, const uint16_t *base, uint16_t *out,
-                      int w, int h, int maxval, int max_error, int mix)
+int mmp_refine_tools(uint32_t head_tools)
 {
-    coder c = {.encoding = 1, .enc = e, .x = x, .base = base, .out = out, .w = w, .h = h,
-               .maxval = maxval, .step = 2 * max_error + 1, .use_mix = mix};
+    return ((head_tools & MMP_TOOL_RESIDUAL_MIX) ? MMP_REFINE_MIX : 0) |
+           ((head_tools & MMP_TOOL_RESIDUAL_CONTEXT) ? MMP_REFINE_CONTEXT : 0);
+}
+
+const uint16_t *mmp_refine_guide(const mmp_layout *l, uint16_t *const *planes, int p)
+{
+    return p > 0 && l->w[p - 1] == l->w[p] && l->h[p - 1] == l->h[p] ? planes[p - 1] : NULL;
+}
+
+/* The tools' coder: the residual context only with the mixing coder. */
+static coder make_coder(const uint16_t *base, const uint16_t *guide, uint16_t *out, int w,
+                        int h, int maxval, int max_error, int tools)
+{
+    const int mix = (tools & MMP_REFINE_MIX) != 0;
+    const int context = mix && (tools & MMP_REFINE_CONTEXT);
+    return (coder){.base = base, .out = out, .w = w, .h = h, .maxval = maxval,
+                   .step = 2 * max_error + 1, .use_mix = mix, .context = context,
+                   .guide = context ? guide : NULL};
+}
+
+int mmp_refine_encode(mmp_rc_enc *e, const uint16_t *x, const uint16_t *base,
+                      const uint16_t *guide, uint16_t *out, int w, int h, int maxval,
+                      int max_error, int tools)
+{
+    coder c = make_coder(base, guide, out, w, h, maxval, max_error, tools);
+    c.encoding = 1;
+    c.enc = e;
+    c.x = x;
     return base || max_error ? run(&c) : run_alone_lossless(&c);
 }
 
-int mmp_refine_decode(mmp_rc_dec *d, const uint16_t *base, uint16_t *out, int w, int h,
-                      int maxval, int max_error, int mix)
+int mmp_refine_decode(mmp_rc_dec *d, const uint16_t *base, const uint16_t *guide, uint16_t *out,
+                      int w, int h, int maxval, int max_error, int tools)
 {
-    coder c = {.encoding = 0, .dec = d, .base = base, .out = out, .w = w, .h = h,
-               .maxval = maxval, .step = 2 * max_error + 1, .use_mix = mix};
+    coder c = make_coder(base, guide, out, w, h, maxval, max_error, tools);
+    c.dec = d;
     return base || max_error ? run(&c) : run_alone_lossless(&c);
 }

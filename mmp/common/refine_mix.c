@@ -12,9 +12,12 @@
 #define NID 35
 #define ID_MANT 16
 #define ID_SIGN 31
-/* Context sets, each a table of NID pairs of counters per feature value. */
-#define NSET 6
-static const int set_size[NSET] = {1024, 180, 512, 512, 1024, 1024};
+/* Context sets, each a table of NID pairs of counters per feature value:
+ * six, and with the residual context (format 1.3) two more, on the
+ * candidates' deviations and on the previous plane. */
+#define NSET_MIX 6
+#define NSET 8
+static const int set_size[NSET] = {1024, 180, 512, 512, 1024, 1024, 2401, 768};
 /* Mixer inputs: two stretched counters a set, then the bias input. */
 #define NIN (2 * NSET + 1)
 #define BIAS_INPUT 256
@@ -32,6 +35,7 @@ typedef struct counter {
 } counter;
 
 struct mmp_rmix {
+    int nset;                    /* NSET_MIX, or NSET with the residual context */
     counter *set[NSET];
     int32_t w[NID * 3][NIN];     /* per decision and fit class */
     int16_t stretch[4096];       /* the least d with squash(d) >= i, 2047 for none */
@@ -61,12 +65,13 @@ int mmp_rmix_qlog(uint64_t v)
     return r < 63 ? r : 63;
 }
 
-mmp_rmix *mmp_rmix_new(void)
+mmp_rmix *mmp_rmix_new(int context)
 {
     mmp_rmix *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    for (int k = 0; k < NSET; k++) {
+    s->nset = context ? NSET : NSET_MIX;
+    for (int k = 0; k < s->nset; k++) {
         const size_t n = (size_t)NID * (size_t)set_size[k];
         if (!(s->set[k] = malloc(sizeof(counter) * n))) {
             mmp_rmix_free(s);
@@ -77,7 +82,7 @@ mmp_rmix *mmp_rmix_new(void)
     }
     for (int i = 0; i < NID * 3; i++)
         for (int k = 0; k < NIN; k++)
-            s->w[i][k] = k < 2 * NSET ? W_START : 0;
+            s->w[i][k] = k < 2 * s->nset ? W_START : 0;
     int i = 0;
     for (int d = -2047; d <= 2047; d++)
         for (const int v = squash(d); i <= v; i++)
@@ -93,7 +98,7 @@ void mmp_rmix_free(mmp_rmix *s)
 {
     if (!s)
         return;
-    for (int k = 0; k < NSET; k++)
+    for (int k = 0; k < s->nset; k++)
         free(s->set[k]);
     free(s);
 }
@@ -103,23 +108,26 @@ static inline uint16_t move(uint16_t p, int target, int32_t rate)
     return (uint16_t)(p + mmp_floor_shift((int64_t)(target - p) * rate, 16));
 }
 
-/* One decision: row[k] is set k's NID counters for the sample's feature. */
+/* One decision: row[k] is set k's NID counters for the sample's feature.
+ * The mixer's inputs: set k's two counters at 2k and 2k + 1, then the bias
+ * input. */
 static int decide(mmp_rmix *s, counter *const *row, int id, int fit, mmp_rc_enc *enc,
                   mmp_rc_dec *dec, int bit)
 {
     const int16_t *st = s->stretch;
     const int32_t *rt = s->rate;
+    const int nset = s->nset, nin = 2 * nset + 1;
     counter *c[NSET];
     int x[NIN];
-    for (int k = 0; k < NSET; k++) {
+    for (int k = 0; k < nset; k++) {
         c[k] = row[k] + id;
         x[2 * k] = st[c[k]->fast >> 4];
         x[2 * k + 1] = st[c[k]->slow >> 4];
     }
-    x[2 * NSET] = BIAS_INPUT;
+    x[2 * nset] = BIAS_INPUT;
     int32_t *w = s->w[id * 3 + fit];
     int64_t dot = 0;
-    for (int i = 0; i < NIN; i++)
+    for (int i = 0; i < nin; i++)
         dot += (int64_t)w[i] * x[i];
     const int64_t d = mmp_floor_shift(dot, 16);
     const int p = squash(d < -2047 ? -2047 : d > 2047 ? 2047 : (int)d);
@@ -131,13 +139,13 @@ static int decide(mmp_rmix *s, counter *const *row, int id, int fit, mmp_rc_enc 
      * (x err + 8192 + 2^30) / 2^14, less 2^16, in 32 bits without a
      * negative shift; |w| + |step| stays far inside 32 bits. */
     const int32_t err = ((bit << 12) - p) * LEARN;
-    for (int i = 0; i < NIN; i++) {
+    for (int i = 0; i < nin; i++) {
         const int32_t v =
             w[i] + (int32_t)((uint32_t)(x[i] * err + 8192 + (1 << 30)) >> 14) - (1 << 16);
         w[i] = v < -W_LIMIT ? -W_LIMIT : v > W_LIMIT ? W_LIMIT : v;
     }
     const int target = bit ? 65535 : 0;
-    for (int k = 0; k < NSET; k++) {
+    for (int k = 0; k < nset; k++) {
         const int n = c[k]->n;
         c[k]->fast = move(c[k]->fast, target, rt[n < CAP_FAST ? n : CAP_FAST]);
         c[k]->slow = move(c[k]->slow, target, rt[n]);
@@ -165,9 +173,11 @@ int mmp_rmix_code(mmp_rmix *s, mmp_rc_enc *enc, mmp_rc_dec *dec, const mmp_rmix_
         (f->la >> 1) * 16 + (f->ls >> 2),
         f->level * 32 + (f->la >> 1),
         f->region,
+        f->dev,
+        f->guide,
     };
     counter *row[NSET];
-    for (int k = 0; k < NSET; k++)
+    for (int k = 0; k < s->nset; k++)
         row[k] = s->set[k] + (size_t)index[k] * NID;
     const unsigned mag = (unsigned)(q < 0 ? -q : q);
     const int len = enc ? mmp_bit_length(mag) : 0;

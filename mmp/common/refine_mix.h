@@ -3,9 +3,10 @@
  * (docs/format.md section 7.6, "The mixing coder", format 1.2, HEAD tools
  * bit 2): each q as binary decisions (its bit length in unary, the two bits
  * below the leading one, the sign; lower bits raw), each decision's
- * probability mixed from six context sets of two adaptive counters by a
- * logistic mixer that learns as it codes. Integer arithmetic only; the
- * encoder and the decoder run the same updates.
+ * probability mixed from six context sets of two adaptive counters (eight
+ * with the residual context of format 1.3, HEAD tools bit 3) by a logistic
+ * mixer that learns as it codes. Integer arithmetic only; the encoder and
+ * the decoder run the same updates.
  *
  * Normative: the features' set indices, the binarisation, the counters,
  * the mixer, squash and stretch, and the binary coding of a decision
@@ -29,6 +30,9 @@ typedef struct mmp_rmix_feat {
     int level;  /* 0 .. 31: floor(32 p / (M + 1)), M the plane's maxval (after a
                  * level map, the number of levels less one) */
     int region; /* 0 .. 1023: 32 floor(32 y / h) + floor(32 x / w) */
+    /* With the residual context only (format 1.3; 0 otherwise): */
+    int dev;    /* 0 .. 2400: the deviations of w, n, nw and ne from p */
+    int guide;  /* 0 .. 767: the previous plane's gradient residual and la */
 } mmp_rmix_feat;
 
 /* qlog(v): v below 4, else 4 (bl(v) - 2) + the two bits below v's leading
@@ -38,8 +42,9 @@ int mmp_rmix_qlog(uint64_t v);
 typedef struct mmp_rmix mmp_rmix;
 
 /* A fresh coder (every counter at one half, the mixer's weights at their
- * start), or NULL when out of memory. */
-mmp_rmix *mmp_rmix_new(void);
+ * start), or NULL when out of memory; context 1 adds the sets of the
+ * residual context (format 1.3, HEAD tools bit 3): dev and guide. */
+mmp_rmix *mmp_rmix_new(int context);
 void mmp_rmix_free(mmp_rmix *s);
 
 /*

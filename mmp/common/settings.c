@@ -10,20 +10,21 @@
 /* The struct ends with its last field, no padding: a field added later
  * starts at or past the size of every earlier version (mmp.h,
  * MMP_ABI_VERSION). */
-_Static_assert(sizeof(mmp_settings) == offsetof(mmp_settings, residual_mix) + sizeof(int),
+_Static_assert(sizeof(mmp_settings) == offsetof(mmp_settings, spare) + sizeof(int),
                "mmp_settings has tail padding");
 /* The first versioned struct's size: a smaller one was not set by
- * mmp_settings_init. */
+ * mmp_settings_init. The second ends with residual_mix, which took the
+ * place of the spare int that followed the deblocking filter's field, so
+ * that a caller of that version's 0 there is the default. */
 #define SETTINGS_V1_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
+#define SETTINGS_V2_SIZE (offsetof(mmp_settings, residual_mix) + sizeof(int))
 
-/* A size that some version of the struct has had: the first's (up to
- * progress_opaque), this one's (up to residual_mix, which took the place of
- * the spare int that followed the deblocking filter's field, so that a
- * caller of that version's 0 there is the default), or a newer one's,
- * larger. */
+/* A size that some version of the struct has had: the first's, the
+ * second's, this one's (up to the spare int after residual_context), or a
+ * newer one's, larger. */
 static int known_size(size_t size)
 {
-    return size == SETTINGS_V1_SIZE || size >= sizeof(mmp_settings);
+    return size == SETTINGS_V1_SIZE || size == SETTINGS_V2_SIZE || size >= sizeof(mmp_settings);
 }
 
 int mmp_settings_init(mmp_settings *s, size_t size)

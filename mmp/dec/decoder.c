@@ -298,22 +298,25 @@ static int decode_plane(const mmp_header *hdr, const mmp_layout *l, int p, mmp_r
 }
 
 /* Plane p with its residual stage (docs/format.md 7.6): after the MMP
- * stage, its output is the base of the residual stage's prediction. luma:
- * the decoded luma plane, residual stage included (as decode_plane). */
+ * stage, its output is the base of the residual stage's prediction. planes:
+ * the tile's planes, those before p decoded (planes[0], the luma plane,
+ * residual stage included, as decode_plane reads it; planes[p - 1], the
+ * guide of the residual context). */
 static int decode_residual_plane(const mmp_header *hdr, const mmp_layout *l, int p,
-                                 mmp_rc_dec *rc, const uint16_t *luma, uint16_t *out,
+                                 mmp_rc_dec *rc, uint16_t *const *planes, uint16_t *out,
                                  const mmp_decode_check *chk, int threads)
 {
     const int w = l->w[p], h = l->h[p], m = l->maxv[p], n = (int)hdr->max_error;
-    const int mix = (hdr->tools & MMP_TOOL_RESIDUAL_MIX) != 0;
+    const int tools = mmp_refine_tools(hdr->tools);
+    const uint16_t *guide = mmp_refine_guide(l, planes, p);
     if (hdr->residual == MMP_RESIDUAL_ALONE)
-        return mmp_refine_decode(rc, NULL, out, w, h, m, n, mix);
+        return mmp_refine_decode(rc, NULL, guide, out, w, h, m, n, tools);
     uint16_t *base = malloc(sizeof(uint16_t) * (size_t)w * h);
     if (!base)
         return MMP_ENOMEM;
-    int err = decode_plane(hdr, l, p, rc, luma, base, w, chk, threads);
+    int err = decode_plane(hdr, l, p, rc, planes[0], base, w, chk, threads);
     if (!err)
-        err = mmp_refine_decode(rc, base, out, w, h, m, n, mix);
+        err = mmp_refine_decode(rc, base, guide, out, w, h, m, n, tools);
     free(base);
     return err;
 }
@@ -344,7 +347,7 @@ static int decode_tile(const mmp_header *whole, const uint8_t *buf, const mmp_ti
         if (p == l.nplanes - 1 && l.alpha == MMP_ALPHA_EXACT)
             err = mmp_alpha_decode(&rc, planes[p], l.w[p], l.h[p], l.maxv[p]);
         else if (hdr.residual != MMP_RESIDUAL_NONE)
-            err = decode_residual_plane(&hdr, &l, p, &rc, planes[0], planes[p], chk, threads);
+            err = decode_residual_plane(&hdr, &l, p, &rc, planes, planes[p], chk, threads);
         else
             err = decode_plane(&hdr, &l, p, &rc, planes[0], planes[p], l.w[p], chk, threads);
     }

@@ -46,6 +46,7 @@ int mmp_probe(const uint8_t *buf, size_t len, mmp_file_info *info, char *errbuf,
     info->dct = (h.tools & MMP_TOOL_TRANSFORM) != 0;
     info->deblock = (h.tools & MMP_TOOL_DEBLOCK) != 0;
     info->residual_mix = (h.tools & MMP_TOOL_RESIDUAL_MIX) != 0;
+    info->residual_context = info->residual_mix && (h.tools & MMP_TOOL_RESIDUAL_CONTEXT);
     info->tile_width = (int)h.tile_w;
     info->tile_height = (int)h.tile_h;
     info->tiles = (int)c.ntiles;

@@ -517,9 +517,8 @@ static int encode_residual_plane(encoder *e, int p)
         memcpy(base, e->out[p], sizeof(uint16_t) * (size_t)w * h);
     }
     const double t0 = mmp_now_seconds();
-    err = mmp_refine_encode(&e->rc, e->in[p], base, e->out[p], w, h, l->maxv[p],
-                            (int)e->hdr.max_error,
-                            (e->hdr.tools & MMP_TOOL_RESIDUAL_MIX) != 0);
+    err = mmp_refine_encode(&e->rc, e->in[p], base, mmp_refine_guide(l, e->out, p), e->out[p], w,
+                            h, l->maxv[p], (int)e->hdr.max_error, mmp_refine_tools(e->hdr.tools));
     e->code_s += mmp_now_seconds() - t0;
     free(base);
     if (err)

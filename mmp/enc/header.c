@@ -52,6 +52,9 @@ int mmp_enc_check(const mmp_settings *st, const mmp_image *img, char *errbuf, si
     if (st->residual_mix != 0 && st->residual_mix != -1)
         return mmp_error(errbuf, errlen, MMP_EINVAL, "residual_mix must be 0 or -1, not %d",
                          st->residual_mix);
+    if (st->residual_context != 0 && st->residual_context != -1)
+        return mmp_error(errbuf, errlen, MMP_EINVAL,
+                         "residual_context must be 0 or -1, not %d", st->residual_context);
     if (st->tile_width < 0 || st->tile_height < 0 ||
         (st->tile_width && (st->tile_width % 16 || st->tile_width < MMP_MIN_TILE ||
                             st->tile_width > MMP_MAX_TILE)) ||
@@ -200,6 +203,8 @@ void mmp_enc_header(const mmp_settings *st, const mmp_image *img, mmp_header *h)
         h->tools |= MMP_TOOL_DEBLOCK;
     if (st->residual_mix == 0 && st->max_error >= 0)
         h->tools |= MMP_TOOL_RESIDUAL_MIX;
+    if (st->residual_mix == 0 && st->residual_context == 0 && st->max_error >= 0)
+        h->tools |= MMP_TOOL_RESIDUAL_CONTEXT;
     h->transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     h->chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     h->alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;

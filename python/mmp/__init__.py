@@ -68,7 +68,8 @@ def _settings():
 
 def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None, speed=None,
            maxval=None, chroma=None, transform=None, alpha=None, engine=None, threads=0,
-           tile=None, dict_cap=None, deblock=True, residual_mix=True):
+           tile=None, dict_cap=None, deblock=True, residual_mix=True,
+           residual_context=True):
     """Encode a numpy array to the bytes of an .mmp file.
 
     array: uint8 or uint16, shape (H, W), (H, W, 2), (H, W, 3) or (H, W, 4).
@@ -90,7 +91,10 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
     writes no deblocking filter (mmp-enc --deblock off), a file that a
     decoder of format 1.0 reads; residual_mix: False codes a lossless or
     near-lossless file's residual stage with format 1.0's models
-    (mmp-enc --residual-mix off) instead of the mixing coder of format 1.2.
+    (mmp-enc --residual-mix off) instead of the mixing coder of format 1.2;
+    residual_context: False leaves out the mixing coder's residual context
+    (mmp-enc --residual-context off), a file that a decoder of format 1.2
+    reads.
     """
     lib = _lib.load()
     if not _lib.has_encoder():
@@ -145,6 +149,7 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
         s.dict_cap = int(dict_cap)
     s.deblocking = 0 if deblock else -1
     s.residual_mix = 0 if residual_mix else -1
+    s.residual_context = 0 if residual_context else -1
 
     img = _lib.Image()
     img.width, img.height, img.channels = width, height, channels

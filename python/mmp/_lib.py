@@ -85,6 +85,8 @@ class Settings(ctypes.Structure):
         ("progress_opaque", c_void_p),
         ("deblocking", c_int),
         ("residual_mix", c_int),
+        ("residual_context", c_int),
+        ("spare", c_int),
     ]
 
 
@@ -116,7 +118,8 @@ class FileInfo(ctypes.Structure):
         ("chunks", c_int),
         ("deblock", c_int),
         ("residual_mix", c_int),
-        ("reserved", c_int * 14),
+        ("residual_context", c_int),
+        ("reserved", c_int * 13),
     ]
 
 

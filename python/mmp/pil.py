@@ -115,7 +115,7 @@ def _save(im, fp, filename):
             params["lambda_"] = params.pop(k)
     allowed = {"lambda_", "quality", "lossless", "max_error", "speed", "chroma", "transform",
                "alpha", "engine", "threads", "tile", "dict_cap", "deblock",
-               "residual_mix"}
+               "residual_mix", "residual_context"}
     kwargs = {k: v for k, v in params.items() if k in allowed}
     mode = im.mode
     maxval = None

@@ -141,10 +141,38 @@ def test_residual_mix_setting(grey):
     # off writes format 1.0's count models, a different file; both exact.
     on, off = mmp.encode(grey, lossless=True), mmp.encode(grey, lossless=True, residual_mix=False)
     assert mmp.info(on)["residual_mix"] == 1 and mmp.info(off)["residual_mix"] == 0
+    # Without the mixing coder, no residual context either.
+    assert mmp.info(off)["residual_context"] == 0
     assert on != off
     assert (mmp.decode(on) == grey).all() and (mmp.decode(off) == grey).all()
     # Lossy files never have it.
     assert mmp.info(mmp.encode(grey, lambda_=300))["residual_mix"] == 0
+
+
+@pytest.mark.parametrize("bound", [0, 2])
+def test_residual_context_setting(grey, rgb, bound):
+    # On by default with the mixing coder, lossless and near-lossless, grey
+    # and colour: the header's tool bit 3 (format 1.3); off writes format
+    # 1.2's coder, a different file; both within the bound.
+    kw = {"lossless": True} if bound == 0 else {"max_error": bound}
+    for img in (grey, rgb):
+        on = mmp.encode(img, **kw)
+        off = mmp.encode(img, residual_context=False, **kw)
+        i_on, i_off = mmp.info(on), mmp.info(off)
+        assert i_on["residual_context"] == 1 and i_off["residual_context"] == 0
+        assert i_on["residual_mix"] == 1 and i_off["residual_mix"] == 1
+        assert i_on["version_minor"] == 3 and i_off["version_minor"] == 3
+        assert on == mmp.encode(img, residual_context=True, **kw) and on != off
+        for data in (on, off):
+            d = np.abs(mmp.decode(data).astype(int) - img.astype(int))
+            assert d.max() <= bound
+    # Only with the mixing coder.
+    no_mix = mmp.encode(grey, residual_mix=False, residual_context=True, **kw)
+    assert mmp.info(no_mix)["residual_context"] == 0
+    # Lossy files never have it, and their bytes do not depend on it.
+    lossy = mmp.encode(grey, lambda_=300)
+    assert mmp.info(lossy)["residual_context"] == 0
+    assert lossy == mmp.encode(grey, lambda_=300, residual_context=False)
 
 
 def test_near_lossless_bound(rgb):

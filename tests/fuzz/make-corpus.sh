@@ -198,11 +198,14 @@ enc --lossless $T/c16.pgm $C/decode/camera-16x16-lossless.mmp
 enc --lossless --residual mmp -l 30 $T/c48.pgm $C/decode/camera-48x32-lossless-after-mmp.mmp
 enc --max-error 2 $T/f.ppm $C/decode/face-24x20-near2.mmp
 enc --lossless $C/pgm/moon-7x5-16bit-p5.pgm $C/decode/moon-7x5-16bit-lossless.mmp
-# The residual stage's mixing coder (docs/format.md 7.6, format 1.2) is
-# every other lossless and near-lossless seed's; these two are without it
-# (tools bit 2 clear).
+# The residual stage's mixing coder (docs/format.md 7.6, format 1.2) and
+# its residual context (format 1.3) are every other lossless and
+# near-lossless seed's; these two are without the mixing coder (tools bit 2
+# clear), these two without the residual context (bit 3 clear).
 enc --lossless --residual-mix off $T/c16.pgm $C/decode/camera-16x16-lossless-no-mix.mmp
 enc --max-error 2 --residual-mix off $T/f.ppm $C/decode/face-24x20-near2-no-mix.mmp
+enc --lossless --residual-context off $T/c16.pgm $C/decode/camera-16x16-lossless-no-context.mmp
+enc --max-error 2 --residual-context off $T/f.ppm $C/decode/face-24x20-near2-no-context.mmp
 # Without the transform residual (tools 0, docs/format.md 4.4); every other
 # lossy seed has it, the default.
 enc -l 30 --dct off $T/c48.pgm $C/decode/camera-48x32-l30-no-dct.mmp
