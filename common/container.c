@@ -354,15 +354,18 @@ static int parse_head(const uint8_t *d, mmp_header *h, char *errbuf, size_t errl
                          "unsupported order %u (0 raster, 1 wavefront)", t.order);
     /* Colour fields: only what the plane count allows (section 2). */
     const int colour = t.planes >= 3, alpha = t.planes == 2 || t.planes == 4;
+    /* The reversible colour transforms only with their tool bit. */
+    const int rct = t.transform >= MMP_TRANSFORM_RCT &&
+                    t.transform < MMP_TRANSFORM_RCT + MMP_RCT_COUNT && (t.tools & MMP_TOOL_RCT);
     if (colour ? t.transform != MMP_TRANSFORM_YCOCG_R && t.transform != MMP_TRANSFORM_YCBCR &&
-                     t.transform != MMP_TRANSFORM_RGB
+                     t.transform != MMP_TRANSFORM_RGB && !rct
                : t.transform != MMP_TRANSFORM_NONE)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
                          "unsupported transform %u for %u planes", t.transform, t.planes);
-    if (t.transform == MMP_TRANSFORM_YCOCG_R && t.maxval > MMP_YCOCG_MAX_MAXVAL)
+    if ((t.transform == MMP_TRANSFORM_YCOCG_R || rct) && t.maxval > MMP_YCOCG_MAX_MAXVAL)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED,
-                         "transform YCoCg-R with maxval %u (at most %d)", t.maxval,
-                         MMP_YCOCG_MAX_MAXVAL);
+                         "transform %s with maxval %u (at most %d)",
+                         rct ? "RCT" : "YCoCg-R", t.maxval, MMP_YCOCG_MAX_MAXVAL);
     if (colour ? t.chroma != MMP_CHROMA_444 && t.chroma != MMP_CHROMA_420
                : t.chroma != MMP_CHROMA_444)
         return mmp_error(errbuf, errlen, MMP_EUNSUPPORTED, "unsupported chroma %u for %u planes",

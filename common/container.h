@@ -17,7 +17,7 @@
  * minor adds coding tools only so; the others are refused by name). It
  * also reads the draft 0.9, whose syntax is 1.0's. */
 #define MMP_FORMAT_MAJOR 1
-#define MMP_FORMAT_MINOR 3
+#define MMP_FORMAT_MINOR 4
 #define MMP_DRAFT_MAJOR 0
 #define MMP_DRAFT_MINOR 9
 /* Bytes of the signature: the magic, major, minor. */
@@ -52,6 +52,12 @@
 #define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R; chroma at maxval 2 * maxval */
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
 #define MMP_TRANSFORM_RGB 3      /* none: the R, G and B planes as they are */
+/* The reversible colour transforms of format 1.4 (HEAD tools bit 4):
+ * MMP_TRANSFORM_RCT + 7 * permutation + type, permutation 0..5 the order
+ * of R, G, B taken as A, B, C and type 0..6 what is subtracted
+ * (docs/format.md 7.2); lossless files up to maxval 32767. */
+#define MMP_TRANSFORM_RCT 4
+#define MMP_RCT_COUNT 42
 #define MMP_CHROMA_444 0
 #define MMP_CHROMA_420 1
 #define MMP_ALPHA_NONE 0
@@ -66,13 +72,15 @@
  * transform residual of prediction leaves (docs/format.md 4.4), the
  * deblocking filter (7.7, format 1.1), the residual stage's mixing coder
  * (7.6, format 1.2) and its residual context (7.6, format 1.3; only with
- * the mixing coder). A bit this decoder does not know makes it refuse the
- * file, naming the bit. */
+ * the mixing coder), the reversible colour transforms (7.2, format 1.4).
+ * A bit this decoder does not know makes it refuse the file, naming the
+ * bit. */
 #define MMP_TOOL_TRANSFORM 1
 #define MMP_TOOL_DEBLOCK 2
 #define MMP_TOOL_RESIDUAL_MIX 4
 #define MMP_TOOL_RESIDUAL_CONTEXT 8
-#define MMP_TOOLS_ALL 15
+#define MMP_TOOL_RCT 16
+#define MMP_TOOLS_ALL 31
 /* Largest max_error: the quantiser's step 2N + 1 stays within 16 bits. */
 #define MMP_MAX_ERROR_LIMIT 32767
 /* YCoCg-R's chroma needs 2 * maxval <= 65535. */

@@ -40,16 +40,18 @@
  * theirs; dav1d keeps reserved space in the structs it fills.
  */
 #define MMP_ABI_VERSION 1
-/* The format this library writes (docs/format.md): 1.3, whose three coding
+/* The format this library writes (docs/format.md): 1.4, whose four coding
  * tools after 1.0, the deblocking filter (1.1), the residual stage's mixing
- * coder (1.2) and its residual context (1.3), a file uses only where its
- * header's tool bits say so (mmp_settings.deblocking -1 and residual_mix -1
- * write files that a 1.0 decoder reads, residual_context -1 files that a
- * 1.2 decoder reads). It reads every
+ * coder (1.2), its residual context (1.3) and the reversible colour
+ * transforms (1.4), a file uses only where its header's tool bits say so
+ * (mmp_settings.deblocking -1 and residual_mix -1 write files that a 1.0
+ * decoder reads, residual_context -1 files that a 1.2 decoder reads, and
+ * transform MMP_TRANSFORM_YCOCG_R or MMP_TRANSFORM_RGB lossless colour files
+ * that a 1.3 decoder reads, with those settings an older one). It reads every
  * 1.x file that needs no coding tool it lacks, and the draft 0.9. mmp_probe
  * gives a file's version as mmp_file_info.version and version_minor
  * (tests/test_api.c checks that an encoded file's agrees with this). */
-#define MMP_FORMAT_VERSION_STRING "1.3"
+#define MMP_FORMAT_VERSION_STRING "1.4"
 
 /* Error codes, all negative; 0 is success. (common/error.h inside the
  * library holds the same definitions.) */
@@ -131,10 +133,16 @@ typedef void (*mmp_log_fn)(void *opaque, int level, const char *msg);
 #define MMP_TRANSFORM_YCOCG_R 1  /* reversible YCoCg-R (maxval up to 32767) */
 #define MMP_TRANSFORM_YCBCR 2    /* BT.601 full-range YCbCr */
 #define MMP_TRANSFORM_RGB 3      /* none: R, G and B coded as they are */
+/* The reversible colour transforms (format 1.4; lossless, maxval up to
+ * 32767): in the settings, the encoder picks the one of the 42 whose planes
+ * it estimates the cheapest; in a file (mmp_file_info.transform),
+ * MMP_TRANSFORM_RCT + 7 * permutation + type (docs/format.md 7.2). */
+#define MMP_TRANSFORM_RCT 4
 /* In the settings, 0 asks for the default: YCoCg-R (the better by BD-rate,
  * docs/tuning.md, "Colour transform"), or YCbCr above maxval 32767;
- * with max_error >= 0, YCoCg-R for lossless files up to maxval 32767 and
- * RGB otherwise (the only transforms whose inverse keeps the bound). */
+ * lossless files up to maxval 32767 the reversible colour transform the
+ * encoder picks; near-lossless files and lossless ones above it RGB (the
+ * only transform whose inverse keeps the bound). */
 #define MMP_TRANSFORM_AUTO 0
 /* The chroma planes' sampling: */
 #define MMP_CHROMA_444 0         /* full resolution */
@@ -215,7 +223,8 @@ typedef struct mmp_settings {
                              * the decoder are the same at every speed, and every engine
                              * writes the same bytes at a given speed */
     int transform;          /* colour images: MMP_TRANSFORM_AUTO (default), MMP_TRANSFORM_YCOCG_R,
-                             * MMP_TRANSFORM_YCBCR or MMP_TRANSFORM_RGB */
+                             * MMP_TRANSFORM_YCBCR, MMP_TRANSFORM_RGB or (lossless)
+                             * MMP_TRANSFORM_RCT */
     int chroma;             /* colour images: MMP_CHROMA_444 (default) or MMP_CHROMA_420 */
     int alpha;              /* images with alpha: MMP_ALPHA_EXACT (default) or MMP_ALPHA_MMP */
     double chroma_lambda;   /* the chroma planes' lambda is lambda times this, divided by
@@ -282,14 +291,16 @@ typedef struct mmp_settings {
     int residual_mix;       /* 0 (default): lossless and near-lossless planes code their
                              * residual stage's differences with the mixing coder
                              * (docs/format.md section 7.6, format 1.2); -1: with the
-                             * count models of format 1.0, a file that a 1.0 decoder
-                             * reads (and without the residual context) */
+                             * count models of format 1.0 (and without the residual
+                             * context): a file that a 1.0 decoder reads, where a
+                             * colour image's transform is not a reversible one of
+                             * format 1.4 */
     int residual_context;   /* 0 (default): with the mixing coder, the residual stage
                              * also predicts from its candidates' errors at the nearest
                              * samples and mixes contexts on the candidates' deviations
                              * and on the plane coded before (docs/format.md section
                              * 7.6, format 1.3); -1: not, a file that a 1.2 decoder
-                             * reads */
+                             * reads (in colour, with transform YCoCg-R or RGB) */
     int spare;              /* 0: room for the next field, which will take its place
                              * (the struct ends with no padding) */
     /* Fields added later go here, each with 0 as its default, and the
@@ -438,7 +449,8 @@ typedef struct mmp_file_info {
     uint32_t lambda_q8;      /* the encoder's lambda in 1/256: lambda_q8 / 256.0 */
     uint64_t payload_len;    /* coded bytes: the tiles' data, summed */
     int order;               /* MMP_ORDER_RASTER or MMP_ORDER_WAVEFRONT */
-    int transform;           /* MMP_TRANSFORM_* */
+    int transform;           /* MMP_TRANSFORM_*; a reversible colour transform as
+                              * MMP_TRANSFORM_RCT + 7 * permutation + type */
     int chroma;              /* MMP_CHROMA_* */
     int alpha;               /* MMP_ALPHA_* */
     int residual;            /* MMP_RESIDUAL_NONE (lossy), _AFTER_MMP or _ALONE */

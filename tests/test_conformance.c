@@ -1,5 +1,5 @@
 /*
- * The conformance streams of formats 1.0 to 1.3 (tests/conformance/, its
+ * The conformance streams of formats 1.0 to 1.4 (tests/conformance/, its
  * README.md, docs/format.md section 10): every stream of
  * tests/conformance/MANIFEST decodes, through the public API alone
  * (mmp/mmp.h), to the MD5 its line gives, at its sizes, channels and
@@ -8,10 +8,11 @@
  * (docs/format.md section 2); the region decode of each multi-tile stream
  * gives windows of the whole decode; every stream in the folder is listed;
  * every coding tool of HEAD (the transform residual, the deblocking
- * filter, the residual stage's mixing coder and its residual context) is
- * used by some stream. The MD5 is RFC 1321's, written here (checked
- * against the RFC's test suite), of the samples in the MANIFEST's
- * canonical form: each sample as two bytes, big-endian.
+ * filter, the residual stage's mixing coder and its residual context, the
+ * reversible colour transforms) is used by some stream. The MD5 is RFC
+ * 1321's, written here (checked against the RFC's test suite), of the
+ * samples in the MANIFEST's canonical form: each sample as two bytes,
+ * big-endian.
  *
  * make check runs it from the repository root; MMP_CONFORMANCE names
  * another folder of streams.
@@ -346,8 +347,8 @@ static void test_streams(void **state)
         int ok = mmp_probe(buf, len, &fi, err, sizeof err) == MMP_OK;
         if (!ok)
             snprintf(why, sizeof why, "mmp_probe: %.200s", err);
-        else if (fi.version != 1 || fi.version_minor > 3) {
-            snprintf(why, sizeof why, "format version %d.%d, not 1.0 to 1.3", fi.version,
+        else if (fi.version != 1 || fi.version_minor > 4) {
+            snprintf(why, sizeof why, "format version %d.%d, not 1.0 to 1.4", fi.version,
                      fi.version_minor);
             ok = 0;
         }
@@ -404,7 +405,7 @@ static void test_every_tool(void **state)
     (void)state;
     stream *list;
     const int n = read_manifest(&list);
-    int used[4] = {0};
+    int used[5] = {0};
     for (int i = 0; i < n; i++) {
         size_t len;
         uint8_t *buf = read_stream(list[i].name, &len);
@@ -415,15 +416,19 @@ static void test_every_tool(void **state)
             used[1] += fi.deblock;
             used[2] += fi.residual_mix;
             used[3] += fi.residual_context;
+            /* A file's transform from MMP_TRANSFORM_RCT on is one of the
+             * reversible colour transforms (HEAD tools bit 4). */
+            used[4] += fi.transform >= MMP_TRANSFORM_RCT;
         }
         free(buf);
     }
     free(list);
-    static const char *const name[4] = {"the transform residual (dct)", "the deblocking filter",
+    static const char *const name[5] = {"the transform residual (dct)", "the deblocking filter",
                                         "the residual stage's mixing coder",
-                                        "the residual context"};
+                                        "the residual context",
+                                        "the reversible colour transforms"};
     int missing = 0;
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 5; t++) {
         print_message("%s: %d streams\n", name[t], used[t]);
         if (!used[t]) {
             print_error("no stream uses %s\n", name[t]);

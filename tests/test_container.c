@@ -413,8 +413,8 @@ static void test_tile_grid(void **state)
  * 128 x 128. It decodes to the samples of example_pixels.
  */
 static const uint8_t example_one_tile[] = {
-    /* signature: "MMPi", major 1, minor 3 */
-    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x03,
+    /* signature: "MMPi", major 1, minor 4 */
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x04,
     /* HEAD: length 38, type "HEAD" */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44,
     /* planes 1, log2_block 4, log2_pmin 2, residual 2 (alone) */
@@ -448,7 +448,7 @@ static const uint16_t example_pixels[12] = {0, 60, 120, 180, 20, 87, 154, 200, 4
  */
 static const uint8_t example_two_tiles[] = {
     /* signature */
-    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x03,
+    0x4D, 0x4D, 0x50, 0x69, 0x01, 0x04,
     /* HEAD: length 38, "HEAD"; planes 1, log2_block 4, log2_pmin 2, residual 0 */
     0x26, 0x00, 0x00, 0x00, 0x48, 0x45, 0x41, 0x44, 0x01, 0x04, 0x02, 0x00,
     /* width 200, height 100 */
@@ -665,10 +665,10 @@ static void test_head_fields_invalid(void **state)
         {MF_CHROMA, 1, 255, MMP_EUNSUPPORTED, "unsupported chroma 255"},
         {MF_ALPHA, 1, 0, MMP_EUNSUPPORTED, "unsupported alpha 0 for 4 planes"},
         {MF_ALPHA, 1, 3, MMP_EUNSUPPORTED, "unsupported alpha 3 for 4 planes"},
-        {MF_TOOLS, 4, 16, MMP_EUNSUPPORTED, "this file needs a newer mmp-dec (coding tool 4)"},
-        {MF_TOOLS, 4, 31, MMP_EUNSUPPORTED, "(coding tool 4)"},
+        {MF_TOOLS, 4, 32, MMP_EUNSUPPORTED, "this file needs a newer mmp-dec (coding tool 5)"},
+        {MF_TOOLS, 4, 63, MMP_EUNSUPPORTED, "(coding tool 5)"},
         {MF_TOOLS, 4, 0x80000000u, MMP_EUNSUPPORTED, "(coding tool 31)"},
-        {MF_TOOLS, 4, 0xffffffffu, MMP_EUNSUPPORTED, "(coding tool 4)"},
+        {MF_TOOLS, 4, 0xffffffffu, MMP_EUNSUPPORTED, "(coding tool 5)"},
         {MF_TOOLS, 4, 0x00010000u, MMP_EUNSUPPORTED, "(coding tool 16)"},
         {MF_REDUND_Q4, 4, (uint64_t)MMP_MAX_REDUND_Q4 + 1, MMP_ELIMIT, "redund_q4 1073741825 exceeds"},
         {MF_REDUND_Q4, 4, 0xffffffffu, MMP_ELIMIT, "redund_q4 4294967295 exceeds"},
@@ -699,8 +699,8 @@ static void test_head_fields_invalid(void **state)
 static void test_unknown_tools(void **state)
 {
     (void)state;
-    assert_int_equal(MMP_TOOLS_ALL, 15);
-    for (int bit = 4; bit < 32; bit++) {
+    assert_int_equal(MMP_TOOLS_ALL, 31);
+    for (int bit = 5; bit < 32; bit++) {
         size_t len;
         uint8_t *buf = make_file(&len);
         put32(buf + MF_TOOLS, MMP_TOOL_TRANSFORM | 1u << bit);
@@ -713,8 +713,9 @@ static void test_unknown_tools(void **state)
         free(buf);
     }
     /* The known tools (the transform residual, the deblocking filter, the
-     * residual stage's mixing coder and its residual context), every
-     * combination of them, and none, are accepted. */
+     * residual stage's mixing coder and its residual context, the
+     * reversible colour transforms), every combination of them, and none,
+     * are accepted. */
     for (uint32_t tools = 0; tools <= MMP_TOOLS_ALL; tools++) {
         size_t len;
         uint8_t *buf = make_file(&len);
@@ -907,13 +908,13 @@ static void test_signature(void **state)
         {1, 1, 'm', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {2, 1, 0, MMP_EBITSTREAM, "not an MMP file (bad magic)"},
         {3, 1, 'I', MMP_EBITSTREAM, "not an MMP file (bad magic)"},
-        /* The writer's minor version is 3 (test_versions). */
+        /* The writer's minor version is 4 (test_versions). */
         {MF_MAJOR, 1, 0, MMP_EUNSUPPORTED,
-         "unsupported format version 0.3 (this decoder reads 1.x and 0.9)"},
+         "unsupported format version 0.4 (this decoder reads 1.x and 0.9)"},
         {MF_MAJOR, 1, 2, MMP_EUNSUPPORTED,
-         "unsupported format version 2.3 (this decoder reads 1.x and 0.9)"},
-        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.3"},
-        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.3"},
+         "unsupported format version 2.4 (this decoder reads 1.x and 0.9)"},
+        {MF_MAJOR, 1, 9, MMP_EUNSUPPORTED, "unsupported format version 9.4"},
+        {MF_MAJOR, 1, 255, MMP_EUNSUPPORTED, "unsupported format version 255.4"},
     };
     for (size_t i = 0; i < NELEM(cases); i++) {
         size_t len;
@@ -1923,7 +1924,7 @@ static void test_strerror(void **state)
     assert_string_equal(mmp_strerror(-1000), "unknown error");
 }
 
-/* The version rule of docs/format.md section 2: this decoder (1.3) reads
+/* The version rule of docs/format.md section 2: this decoder (1.4) reads
  * every file of major 1, of its minor version and of later ones, unless a
  * later one uses a coding tool or a critical chunk it lacks (refused by
  * name); and the draft 0.9, whose syntax is 1.0's. Every other version is
@@ -1932,11 +1933,11 @@ static void test_versions(void **state)
 {
     (void)state;
     assert_int_equal(MMP_FORMAT_MAJOR, 1);
-    assert_int_equal(MMP_FORMAT_MINOR, 3);
-    /* Read: 1.0 to 1.3, the draft 0.9, later minor versions; one tile and several,
+    assert_int_equal(MMP_FORMAT_MINOR, 4);
+    /* Read: 1.0 to 1.4, the draft 0.9, later minor versions; one tile and several,
      * with ancillary chunks (one of a type no decoder knows). */
-    static const uint8_t read[][2] = {{1, 0}, {0, 9}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 9},
-                                      {1, 255}};
+    static const uint8_t read[][2] = {{1, 0}, {0, 9}, {1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5},
+                                      {1, 9}, {1, 255}};
     for (size_t i = 0; i < NELEM(read); i++) {
         for (int multi = 0; multi < 2; multi++) {
             size_t len;

@@ -574,6 +574,7 @@ typedef struct tiled_case {
     double lambda;
     int max_error;      /* -1 lossy */
     int chroma, alpha;
+    int transform;      /* mmp_settings.transform */
 } tiled_case;
 
 /* Tiled encodes of several tile shapes, grey and colour (4:2:0 of odd
@@ -581,28 +582,32 @@ typedef struct tiled_case {
  * encoder's reconstruction; each tile's place and data are the container's;
  * a tile's data is the payload of its crop coded alone with the same
  * settings (the last tile: the smallest, of odd sides where the image has
- * them); each tile decoded as a region is its crop of the reconstruction. */
+ * them), where the crop has the file's colour transform (a reversible one
+ * is chosen from the whole image, and the crop alone may choose another);
+ * each tile decoded as a region is its crop of the reconstruction. */
 static void test_tiled_roundtrip(void **state)
 {
     (void)state;
     static const tiled_case cases[] = {
-        {"grey 300x200, 128x128", "camera.pgm", 150, 150, 300, 200, 128, 128, 300, -1, 0, 0},
-        {"grey 300x200, 256x128", "camera.pgm", 150, 150, 300, 200, 256, 128, 300, -1, 0, 0},
-        {"grey 300x200, 128x256", "camera.pgm", 150, 150, 300, 200, 128, 256, 300, -1, 0, 0},
-        {"grey 300x200, 144x176", "camera.pgm", 150, 150, 300, 200, 144, 176, 300, -1, 0, 0},
-        {"grey 131x257, 128x128", "coins.pgm", 20, 30, 131, 257, 128, 128, 100, -1, 0, 0},
+        {"grey 300x200, 128x128", "camera.pgm", 150, 150, 300, 200, 128, 128, 300, -1, 0, 0, 0},
+        {"grey 300x200, 256x128", "camera.pgm", 150, 150, 300, 200, 256, 128, 300, -1, 0, 0, 0},
+        {"grey 300x200, 128x256", "camera.pgm", 150, 150, 300, 200, 128, 256, 300, -1, 0, 0, 0},
+        {"grey 300x200, 144x176", "camera.pgm", 150, 150, 300, 200, 144, 176, 300, -1, 0, 0, 0},
+        {"grey 131x257, 128x128", "coins.pgm", 20, 30, 131, 257, 128, 128, 100, -1, 0, 0, 0},
         {"rgb 4:2:0 261x139", "colour/face.ppm", 101, 203, 261, 139, 128, 128, 100, -1,
-         MMP_CHROMA_420, 0},
+         MMP_CHROMA_420, 0, 0},
         {"rgb 4:4:4 133x129", "colour/logo.ppm", 181, 97, 133, 129, 128, 128, 30, -1,
-         MMP_CHROMA_444, 0},
+         MMP_CHROMA_444, 0, 0},
         {"rgba 4:2:0 197x141 exact alpha", "colour/logo-alpha.png", 151, 151, 197, 141, 128, 128,
-         100, -1, MMP_CHROMA_420, MMP_ALPHA_EXACT},
+         100, -1, MMP_CHROMA_420, MMP_ALPHA_EXACT, 0},
         {"rgba 4:4:4 141x133 mmp alpha", "colour/logo-alpha.png", 201, 61, 141, 133, 128, 128,
-         100, -1, MMP_CHROMA_444, MMP_ALPHA_MMP},
-        {"grey lossless 283x149", "moon.pgm", 100, 100, 283, 149, 128, 128, 10, 0, 0, 0},
+         100, -1, MMP_CHROMA_444, MMP_ALPHA_MMP, 0},
+        {"grey lossless 283x149", "moon.pgm", 100, 100, 283, 149, 128, 128, 10, 0, 0, 0, 0},
         {"rgb lossless 139x131", "colour/motorcycle.ppm", 300, 200, 139, 131, 128, 128, 10, 0,
-         MMP_CHROMA_444, 0},
-        {"grey near-lossless 2, 270x140", "brick.pgm", 10, 10, 270, 140, 128, 128, 10, 2, 0, 0},
+         MMP_CHROMA_444, 0, 0},
+        {"rgb lossless 139x131 ycocg-r", "colour/motorcycle.ppm", 300, 200, 139, 131, 128, 128,
+         10, 0, MMP_CHROMA_444, 0, MMP_TRANSFORM_YCOCG_R},
+        {"grey near-lossless 2, 270x140", "brick.pgm", 10, 10, 270, 140, 128, 128, 10, 2, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const tiled_case *tc = &cases[i];
@@ -614,6 +619,7 @@ static void test_tiled_roundtrip(void **state)
         s.tile_height = tc->tile_h;
         s.max_error = tc->max_error;
         s.chroma = tc->chroma;
+        s.transform = tc->transform;
         if (tc->alpha)
             s.alpha = tc->alpha;
         uint8_t *buf;
@@ -667,7 +673,16 @@ static void test_tiled_roundtrip(void **state)
         mmp_enc_stats st1;
         encode_stats_or_fail(&s1, &alone, &b1, &l1, &alone_rec, &st1);
         assert_int_equal(st1.tiles, 1);
-        if (l1 - MF_ONE_TILE != last->len || memcmp(b1 + MF_TILE_DATA, buf + last->offset, l1 - MF_ONE_TILE))
+        mmp_file_info f1;
+        assert_int_equal(mmp_probe(b1, l1, &f1, NULL, 0), MMP_OK);
+        if (f1.transform != fi.transform) {
+            /* Each the transform the estimate chose for its own image (a
+             * reversible one, RGB or YCoCg-R). */
+            assert_true(fi.max_error == 0 && f1.max_error == 0);
+            print_message("%s: the last tile alone has transform %d, the file %d\n", tc->what,
+                          f1.transform, fi.transform);
+        } else if (l1 - MF_ONE_TILE != last->len ||
+                   memcmp(b1 + MF_TILE_DATA, buf + last->offset, l1 - MF_ONE_TILE))
             fail_msg("%s: the last tile (%ux%u) is not its crop's payload coded alone "
                      "(%llu bytes, alone %zu)", tc->what, last->w, last->h,
                      (unsigned long long)last->len, l1 - MF_ONE_TILE);

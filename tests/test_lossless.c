@@ -129,10 +129,21 @@ static void test_lossless_maxvals(void **state)
                 assert_int_equal(encode_decode(&img, &s, &bytes, NULL, &fi), 0);
                 assert_int_equal(fi.max_error, 0);
                 assert_int_not_equal(fi.residual, MMP_RESIDUAL_NONE);
-                /* Lossless colour: YCoCg-R up to maxval 32767, else no transform. */
-                if (channels[c] >= 3)
-                    assert_int_equal(fi.transform, maxvals[m] <= 32767 ? MMP_TRANSFORM_YCOCG_R
-                                                                       : MMP_TRANSFORM_RGB);
+                /* Lossless colour: the reversible colour transform the
+                 * encoder picks up to maxval 32767 (MMP_TRANSFORM_RCT +
+                 * 0..41 with tools bit 4, or RGB and YCoCg-R, two of the
+                 * 42, without it), else no transform. */
+                if (channels[c] >= 3 && maxvals[m] <= 32767) {
+                    const int rct = fi.transform >= MMP_TRANSFORM_RCT;
+                    if (rct)
+                        assert_in_range(fi.transform, MMP_TRANSFORM_RCT, MMP_TRANSFORM_RCT + 41);
+                    else
+                        assert_true(fi.transform == MMP_TRANSFORM_RGB ||
+                                    fi.transform == MMP_TRANSFORM_YCOCG_R);
+                    assert_int_equal(last_tools & MMP_TOOL_RCT, rct ? MMP_TOOL_RCT : 0);
+                } else if (channels[c] >= 3) {
+                    assert_int_equal(fi.transform, MMP_TRANSFORM_RGB);
+                }
                 print_message("lossless maxval %5d, %d channels, %s: %zu bytes\n", maxvals[m],
                               channels[c], noise ? "noise" : "camera", bytes);
                 mmp_image_free(&img);
@@ -330,7 +341,7 @@ static uint8_t *encode_only(const mmp_image *img, const mmp_settings *s, size_t 
  * mixing coder, on the 96 x 96 grey crop and a 64 x 64 colour crop (whose
  * later planes read the plane before as the guide), lossless and with max
  * error 2, alone and after MMP. residual_context 0 sets the bit (and
- * mmp_probe's residual_context, in a file of version 1.3), -1 clears it
+ * mmp_probe's residual_context, in a file of the current version), -1 clears it
  * (the mixing coder's bit stays), and both keep the bound; the context's
  * file is the smaller with the residual stage alone, and no more than 1 %
  * larger after MMP. residual_mix -1 sets neither bit; lossy files never set it
@@ -358,7 +369,7 @@ static void test_residual_context(void **state)
                     assert_int_equal(fi.residual, residual);
                     assert_int_equal(fi.residual_mix, 1);
                     assert_int_equal(fi.residual_context, on);
-                    assert_int_equal(fi.version_minor, 3);
+                    assert_int_equal(fi.version_minor, MMP_FORMAT_MINOR);
                     assert_int_equal(RESIDUAL_TOOLS,
                                      MMP_TOOL_RESIDUAL_MIX | (on ? MMP_TOOL_RESIDUAL_CONTEXT : 0));
                 }
@@ -471,6 +482,7 @@ static void test_refused(void **state)
         int max_error, transform, chroma, residual;
     } bad[] = {
         {1, MMP_TRANSFORM_YCOCG_R, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
+        {2, MMP_TRANSFORM_RCT, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
         {0, MMP_TRANSFORM_YCBCR, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},
         {0, MMP_TRANSFORM_AUTO, MMP_CHROMA_420, MMP_RESIDUAL_AUTO},
         {-2, MMP_TRANSFORM_AUTO, MMP_CHROMA_444, MMP_RESIDUAL_AUTO},

@@ -98,8 +98,16 @@ static int print_info(const char *in_path)
     static const char *const transform[] = {"none", "ycocg-r", "ycbcr", "rgb"};
     static const char *const alpha[] = {"none", "exact", "mmp"};
     static const char *const residual[] = {"none", "mmp", "alone"};
-    printf("transform=%s\nchroma=%s\nalpha=%s\n", transform[fi.transform],
-           fi.chroma == MMP_CHROMA_420 ? "420" : "444", alpha[fi.alpha]);
+    /* A reversible colour transform: rct-, the channels in the order they
+     * are taken as A, B, C, and the type (docs/format.md 7.2). */
+    static const char *const rct_order[] = {"rgb", "rbg", "grb", "gbr", "brg", "bgr"};
+    if (fi.transform >= MMP_TRANSFORM_RCT)
+        printf("transform=rct-%s-%d\n", rct_order[(fi.transform - MMP_TRANSFORM_RCT) / 7],
+               (fi.transform - MMP_TRANSFORM_RCT) % 7);
+    else
+        printf("transform=%s\n", transform[fi.transform]);
+    printf("chroma=%s\nalpha=%s\n", fi.chroma == MMP_CHROMA_420 ? "420" : "444",
+           alpha[fi.alpha]);
     /* The bound on every decoded sample's error: lossless, near-lossless or none. */
     printf("residual=%s\n", residual[fi.residual]);
     if (fi.max_error < 0)

@@ -266,8 +266,12 @@ static int help_all_rest(void)
     printf("\n"
            "Colour and alpha:\n"
            "      --colour T       colour transform: ycocg-r (reversible; maxval up to\n"
-           "                       32767), ycbcr (BT.601 full range) or rgb (none)\n"
-           "                       (default: ycocg-r, ycbcr above maxval 32767; with\n"
+           "                       32767), ycbcr (BT.601 full range), rgb (none) or,\n"
+           "                       lossless up to maxval 32767, rct (the one of 42\n"
+           "                       reversible transforms whose planes the encoder\n"
+           "                       estimates the cheapest; a file with it needs an\n"
+           "                       mmp-dec of format 1.4 or later) (default: ycocg-r,\n"
+           "                       ycbcr above maxval 32767; lossless rct; with\n"
            "                       --max-error N > 0, or lossless above 32767, rgb)\n"
            "      --chroma S       chroma sampling: 444 or 420 (half width and height)\n"
            "                       (default 444)\n"
@@ -360,6 +364,7 @@ typedef struct keyword {
 static const keyword colours[] = {{"ycbcr", MMP_TRANSFORM_YCBCR},
                                   {"ycocg-r", MMP_TRANSFORM_YCOCG_R},
                                   {"rgb", MMP_TRANSFORM_RGB},
+                                  {"rct", MMP_TRANSFORM_RCT},
                                   {0, 0}};
 static const keyword chromas[] = {{"420", MMP_CHROMA_420}, {"444", MMP_CHROMA_444}, {0, 0}};
 static const keyword alphas[] = {{"exact", MMP_ALPHA_EXACT}, {"mmp", MMP_ALPHA_MMP}, {0, 0}};
@@ -489,7 +494,7 @@ static int parse_choice(mmp_enc_options *o, int c, const char *arg)
     mmp_settings *st = &o->st;
     switch (c) {
     case OPT_COLOUR:
-        return parse_keyword(arg, colours, "colour transform", "ycbcr, ycocg-r or rgb",
+        return parse_keyword(arg, colours, "colour transform", "ycbcr, ycocg-r, rgb or rct",
                              &st->transform);
     case OPT_CHROMA:
         return parse_keyword(arg, chromas, "chroma sampling", "420 or 444", &st->chroma);

@@ -6,6 +6,24 @@
 
 #include "common/arith.h"
 
+/* The reversible colour transforms (section 7.2): the permutations of R, G
+ * and B taken as A, B, C, in lexicographic order. */
+static const uint8_t rct_order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                        {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+int mmp_is_rct(int transform)
+{
+    return transform >= MMP_TRANSFORM_RCT && transform < MMP_TRANSFORM_RCT + MMP_RCT_COUNT;
+}
+
+/* Whether plane p (1 or 2) of a reversible colour transform holds a
+ * difference, at maxval 2M: B's of types 2 to 6, C's of types 1, 3, 5, 6. */
+static int rct_difference(int transform, int p)
+{
+    const int type = (transform - MMP_TRANSFORM_RCT) % 7;
+    return p == 1 ? type >= 2 : type == 1 || type == 3 || type >= 5;
+}
+
 void mmp_layout_of(const mmp_header *h, mmp_layout *l)
 {
     memset(l, 0, sizeof *l);
@@ -22,9 +40,10 @@ void mmp_layout_of(const mmp_header *h, mmp_layout *l)
         const int sub = l->ncolour == 3 && chroma && l->chroma == MMP_CHROMA_420;
         l->w[p] = sub ? (l->width + 1) / 2 : l->width;
         l->h[p] = sub ? (l->height + 1) / 2 : l->height;
-        l->maxv[p] =
-            l->ncolour == 3 && chroma && l->transform == MMP_TRANSFORM_YCOCG_R ? 2 * l->maxval
-                                                                              : l->maxval;
+        const int wide = l->ncolour == 3 && chroma &&
+                         (l->transform == MMP_TRANSFORM_YCOCG_R ||
+                          (mmp_is_rct(l->transform) && rct_difference(l->transform, p)));
+        l->maxv[p] = wide ? 2 * l->maxval : l->maxval;
     }
 }
 
@@ -50,18 +69,70 @@ enum {
     HALF16 = 32768
 };
 
+/* YCoCg-R of (a, b, c) as (R, G, B), and back. */
+static void ycocg_forward(int a, int b, int c, int m, int *y, int *u, int *v)
+{
+    const int co = a - c, t = c + (int)mmp_floor_shift(co, 1), cg = b - t;
+    *y = t + (int)mmp_floor_shift(cg, 1);
+    *u = co + m;
+    *v = cg + m;
+}
+
+static void ycocg_inverse(int y, int u, int v, int m, int *a, int *b, int *c)
+{
+    const int co = u - m, cg = v - m;
+    const int t = y - (int)mmp_floor_shift(cg, 1);
+    *b = cg + t;
+    *c = t - (int)mmp_floor_shift(co, 1);
+    *a = *c + co;
+}
+
+void mmp_rct_forward(int transform, int m, const int rgb[3], int planes[3])
+{
+    const uint8_t *o = rct_order[(transform - MMP_TRANSFORM_RCT) / 7];
+    const int type = (transform - MMP_TRANSFORM_RCT) % 7;
+    const int a = rgb[o[0]], b = rgb[o[1]], c = rgb[o[2]];
+    if (type == 6) {
+        ycocg_forward(a, b, c, m, &planes[0], &planes[1], &planes[2]);
+        return;
+    }
+    planes[0] = a;
+    planes[1] = type >= 4 ? b - (int)mmp_floor_shift(a + c, 1) + m : type >= 2 ? b - a + m : b;
+    planes[2] = type & 1 ? c - a + m : c;
+}
+
+/* The inverse, each channel clipped to [0, m]. */
+static void rct_inverse(int transform, int m, int y, int u, int v, uint16_t *rgb)
+{
+    const uint8_t *o = rct_order[(transform - MMP_TRANSFORM_RCT) / 7];
+    const int type = (transform - MMP_TRANSFORM_RCT) % 7;
+    int a = y, b, c;
+    if (type == 6) {
+        ycocg_inverse(y, u, v, m, &a, &b, &c);
+    } else {
+        c = type & 1 ? v - m + a : v;
+        b = type >= 4 ? u - m + (int)mmp_floor_shift(a + c, 1) : type >= 2 ? u - m + a : u;
+    }
+    rgb[o[0]] = (uint16_t)clip(a, m);
+    rgb[o[1]] = (uint16_t)clip(b, m);
+    rgb[o[2]] = (uint16_t)clip(c, m);
+}
+
 static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, int *v)
 {
     const int m = l->maxval;
-    if (l->transform == MMP_TRANSFORM_RGB) {
+    if (mmp_is_rct(l->transform)) {
+        int p[3];
+        mmp_rct_forward(l->transform, m, (const int[3]){r, g, b}, p);
+        *y = p[0];
+        *u = p[1];
+        *v = p[2];
+    } else if (l->transform == MMP_TRANSFORM_RGB) {
         *y = r;
         *u = g;
         *v = b;
     } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
-        const int co = r - b, t = b + (int)mmp_floor_shift(co, 1), cg = g - t;
-        *y = t + (int)mmp_floor_shift(cg, 1);
-        *u = co + m;
-        *v = cg + m;
+        ycocg_forward(r, g, b, m, y, u, v);
     } else {
         const int64_t off = (int64_t)((m + 1) / 2) << 16;
         *y = (int)(((int64_t)YR * r + (int64_t)YG * g + (int64_t)YB * b + HALF16) >> 16);
@@ -73,14 +144,16 @@ static void forward(const mmp_layout *l, int r, int g, int b, int *y, int *u, in
 static void inverse(const mmp_layout *l, int y, int u, int v, uint16_t *rgb)
 {
     const int m = l->maxval;
-    if (l->transform == MMP_TRANSFORM_RGB) {
+    if (mmp_is_rct(l->transform)) {
+        rct_inverse(l->transform, m, y, u, v, rgb);
+    } else if (l->transform == MMP_TRANSFORM_RGB) {
         rgb[0] = (uint16_t)y;
         rgb[1] = (uint16_t)u;
         rgb[2] = (uint16_t)v;
     } else if (l->transform == MMP_TRANSFORM_YCOCG_R) {
-        const int co = u - m, cg = v - m;
-        const int t = y - (int)mmp_floor_shift(cg, 1), g = cg + t, b = t - (int)mmp_floor_shift(co, 1);
-        rgb[0] = (uint16_t)clip(b + co, m);
+        int r, g, b;
+        ycocg_inverse(y, u, v, m, &r, &g, &b);
+        rgb[0] = (uint16_t)clip(r, m);
         rgb[1] = (uint16_t)clip(g, m);
         rgb[2] = (uint16_t)clip(b, m);
     } else {
@@ -203,8 +276,9 @@ double mmp_plane_weight(const mmp_layout *l, int p)
 {
     if (l->ncolour == 1 || p == 3)
         return 1.0;
-    /* Without a transform each plane is one of the three channels. */
-    if (l->transform == MMP_TRANSFORM_RGB)
+    /* Without a transform each plane is one of the three channels (near
+     * enough for the reversible ones, which only lossless files use). */
+    if (l->transform == MMP_TRANSFORM_RGB || mmp_is_rct(l->transform))
         return p > 0 && l->chroma == MMP_CHROMA_420 ? 4.0 / 3 : 1.0 / 3;
     if (p == 0)
         return 1.0;

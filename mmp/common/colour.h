@@ -27,6 +27,14 @@ typedef struct mmp_layout {
 /* The layout a valid header describes. */
 void mmp_layout_of(const mmp_header *h, mmp_layout *l);
 
+/* Whether a header's transform is one of the reversible colour transforms
+ * (MMP_TRANSFORM_RCT + 7 * permutation + type, docs/format.md 7.2). */
+int mmp_is_rct(int transform);
+
+/* A reversible colour transform of one pixel: rgb[] in [0, m] to the three
+ * planes' samples (a difference offset by m, in [0, 2m]). */
+void mmp_rct_forward(int transform, int m, const int rgb[3], int planes[3]);
+
 /* The image's channels: planes, in the image's order (grey or RGB, then alpha). */
 static inline int mmp_layout_channels(const mmp_layout *l)
 {

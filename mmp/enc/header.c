@@ -10,6 +10,7 @@
 #include "kernels/engine.h"
 #include "mmp/common/colour.h"
 #include "mmp/common/order.h"
+#include "mmp/enc/rct_choice.h"
 #include "mmp/enc/search.h"
 
 _Static_assert(MMP_MAX_SPEED == MMP_SEARCH_MAX_SPEED, "mmp.h and mmp/enc/search.h disagree");
@@ -91,9 +92,16 @@ int mmp_enc_check(const mmp_settings *st, const mmp_image *img, char *errbuf, si
                          MMP_MIN_DICT_CAP, MMP_MAX_DICT_CAP);
     if (mmp_image_channels(img) >= 3) {
         if (st->transform != MMP_TRANSFORM_AUTO && st->transform != MMP_TRANSFORM_YCOCG_R &&
-            st->transform != MMP_TRANSFORM_YCBCR && st->transform != MMP_TRANSFORM_RGB)
+            st->transform != MMP_TRANSFORM_YCBCR && st->transform != MMP_TRANSFORM_RGB &&
+            st->transform != MMP_TRANSFORM_RCT)
             return mmp_error(errbuf, errlen, MMP_EINVAL, "unknown colour transform %d",
                              st->transform);
+        if (st->transform == MMP_TRANSFORM_RCT &&
+            (st->max_error != 0 || img->maxval > MMP_YCOCG_MAX_MAXVAL))
+            return mmp_error(errbuf, errlen, MMP_EINVAL,
+                             "the reversible colour transforms are for lossless files of "
+                             "maxval up to %d",
+                             MMP_YCOCG_MAX_MAXVAL);
         if (st->transform == MMP_TRANSFORM_YCOCG_R && img->maxval > MMP_YCOCG_MAX_MAXVAL)
             return mmp_error(errbuf, errlen, MMP_EINVAL,
                              "YCoCg-R takes maxval up to %d, not %d (use YCbCr)",
@@ -187,7 +195,7 @@ void mmp_enc_header(const mmp_settings *st, const mmp_image *img, mmp_header *h)
     int transform = st->transform;
     if (transform == MMP_TRANSFORM_AUTO && st->max_error >= 0)
         transform = st->max_error == 0 && img->maxval <= MMP_YCOCG_MAX_MAXVAL
-                        ? MMP_TRANSFORM_YCOCG_R
+                        ? MMP_TRANSFORM_RCT
                         : MMP_TRANSFORM_RGB;
     else if (transform == MMP_TRANSFORM_AUTO)
         transform = img->maxval <= MMP_YCOCG_MAX_MAXVAL ? MMP_TRANSFORM_YCOCG_R
@@ -205,6 +213,11 @@ void mmp_enc_header(const mmp_settings *st, const mmp_image *img, mmp_header *h)
         h->tools |= MMP_TOOL_RESIDUAL_MIX;
     if (st->residual_mix == 0 && st->residual_context == 0 && st->max_error >= 0)
         h->tools |= MMP_TOOL_RESIDUAL_CONTEXT;
+    if (ch >= 3 && transform == MMP_TRANSFORM_RCT) {
+        transform = mmp_rct_choose(img);
+        if (transform >= MMP_TRANSFORM_RCT)
+            h->tools |= MMP_TOOL_RCT;
+    }
     h->transform = ch >= 3 ? (uint32_t)transform : MMP_TRANSFORM_NONE;
     h->chroma = ch >= 3 ? (uint32_t)st->chroma : MMP_CHROMA_444;
     h->alpha = ch == 2 || ch == 4 ? (uint32_t)st->alpha : MMP_ALPHA_NONE;

@@ -83,7 +83,8 @@ def encode(array, lambda_=None, *, quality=None, lossless=False, max_error=None,
     max_error: N > 0: near-lossless, every sample within N (--max-error).
     speed: 0 (exhaustive) to MAX_SPEED; None: the library's default.
     maxval: the largest sample value; None: 255 for uint8, 65535 for uint16.
-    chroma: "444" or "420"; transform: "auto", "ycocg-r", "ycbcr" or "rgb";
+    chroma: "444" or "420"; transform: "auto", "ycocg-r", "ycbcr", "rgb" or
+    (lossless) "rct", the reversible colour transform the encoder picks;
     alpha: "exact" or "mmp"; engine: "auto", "seq", "omp" or "opencl";
     threads: engine threads (0: the engine's default); tile: the tiles'
     side (multiple of 16, 128 to 65536; None: automatic); dict_cap:

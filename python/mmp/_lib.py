@@ -124,7 +124,7 @@ class FileInfo(ctypes.Structure):
 
 
 # Constants of mmp.h.
-MMP_TRANSFORM = {"auto": 0, "ycocg-r": 1, "ycbcr": 2, "rgb": 3}
+MMP_TRANSFORM = {"auto": 0, "ycocg-r": 1, "ycbcr": 2, "rgb": 3, "rct": 4}
 MMP_CHROMA = {"444": 0, "420": 1}
 MMP_ALPHA = {"exact": 1, "mmp": 2}
 MMP_MAX_FILE_BYTES = (1 << 32) + 48

@@ -161,7 +161,7 @@ def test_residual_context_setting(grey, rgb, bound):
         i_on, i_off = mmp.info(on), mmp.info(off)
         assert i_on["residual_context"] == 1 and i_off["residual_context"] == 0
         assert i_on["residual_mix"] == 1 and i_off["residual_mix"] == 1
-        assert i_on["version_minor"] == 3 and i_off["version_minor"] == 3
+        assert i_on["version_minor"] == 4 and i_off["version_minor"] == 4
         assert on == mmp.encode(img, residual_context=True, **kw) and on != off
         for data in (on, off):
             d = np.abs(mmp.decode(data).astype(int) - img.astype(int))
@@ -179,6 +179,30 @@ def test_near_lossless_bound(rgb):
     b = mmp.decode(mmp.encode(rgb, max_error=3))
     d = np.abs(rgb.astype(int) - b.astype(int))
     assert d.max() <= 3 and d.max() > 0
+
+
+def test_reversible_colour_transform(rgb):
+    # Lossless colour files by default use the reversible colour transform
+    # the encoder picks (format 1.4): the header's transform 4 + 7 * order +
+    # type, 4..45; transform="rct" asks for the same, byte for byte; both
+    # exact. "ycocg-r" writes transform 1; near-lossless files keep RGB (3).
+    default = mmp.encode(rgb, lossless=True)
+    rct = mmp.encode(rgb, lossless=True, transform="rct")
+    assert rct == default
+    for data in (default, rct):
+        hdr = mmp.info(data)
+        assert 4 <= hdr["transform"] <= 45
+        assert hdr["version_minor"] == 4
+        assert np.array_equal(mmp.decode(data), rgb)
+    ycocg = mmp.encode(rgb, lossless=True, transform="ycocg-r")
+    assert mmp.info(ycocg)["transform"] == 1
+    assert np.array_equal(mmp.decode(ycocg), rgb)
+    assert mmp.info(mmp.encode(rgb, max_error=2))["transform"] == 3
+    # Only for lossless files: refused with the library's reason.
+    for other in ({"max_error": 2}, {"lambda_": 30}):
+        with pytest.raises(mmp.Error, match="reversible") as e:
+            mmp.encode(rgb, transform="rct", **other)
+        assert e.value.code == -1  # MMP_EINVAL
 
 
 def test_speed_and_chroma_settings(rgb):

@@ -206,6 +206,10 @@ enc --lossless --residual-mix off $T/c16.pgm $C/decode/camera-16x16-lossless-no-
 enc --max-error 2 --residual-mix off $T/f.ppm $C/decode/face-24x20-near2-no-mix.mmp
 enc --lossless --residual-context off $T/c16.pgm $C/decode/camera-16x16-lossless-no-context.mmp
 enc --max-error 2 --residual-context off $T/f.ppm $C/decode/face-24x20-near2-no-context.mmp
+# Lossless colour: a reversible colour transform the encoder picks (format
+# 1.4, tools bit 4), and YCoCg-R (bit 4 clear).
+enc --lossless $T/f.ppm $C/decode/face-24x20-lossless-rct.mmp
+enc --lossless --colour ycocg-r $T/f.ppm $C/decode/face-24x20-lossless-ycocg.mmp
 # Without the transform residual (tools 0, docs/format.md 4.4); every other
 # lossy seed has it, the default.
 enc -l 30 --dct off $T/c48.pgm $C/decode/camera-48x32-l30-no-dct.mmp
