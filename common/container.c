@@ -355,8 +355,7 @@ static int parse_head(const uint8_t *d, mmp_header *h, char *errbuf, size_t errl
     /* Colour fields: only what the plane count allows (section 2). */
     const int colour = t.planes >= 3, alpha = t.planes == 2 || t.planes == 4;
     /* The reversible colour transforms only with their tool bit. */
-    const int rct = t.transform >= MMP_TRANSFORM_RCT &&
-                    t.transform < MMP_TRANSFORM_RCT + MMP_RCT_COUNT && (t.tools & MMP_TOOL_RCT);
+    const int rct = mmp_is_rct((int)t.transform) && (t.tools & MMP_TOOL_RCT);
     if (colour ? t.transform != MMP_TRANSFORM_YCOCG_R && t.transform != MMP_TRANSFORM_YCBCR &&
                      t.transform != MMP_TRANSFORM_RGB && !rct
                : t.transform != MMP_TRANSFORM_NONE)

@@ -58,6 +58,12 @@
  * (docs/format.md 7.2); lossless files up to maxval 32767. */
 #define MMP_TRANSFORM_RCT 4
 #define MMP_RCT_COUNT 42
+
+/* Whether a header's transform is one of the reversible colour transforms. */
+static inline int mmp_is_rct(int transform)
+{
+    return transform >= MMP_TRANSFORM_RCT && transform < MMP_TRANSFORM_RCT + MMP_RCT_COUNT;
+}
 #define MMP_CHROMA_444 0
 #define MMP_CHROMA_420 1
 #define MMP_ALPHA_NONE 0

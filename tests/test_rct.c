@@ -145,7 +145,7 @@ static void test_pixel(int i, int m, int rgb[3])
 
 /* ------------------------------------------------------------ the transforms */
 
-/* mmp_is_rct: 4..45, nothing else. */
+/* mmp_is_rct (common/container.h): 4..45, nothing else. */
 static void test_is_rct(void **state)
 {
     (void)state;

@@ -11,9 +11,9 @@
 static const uint8_t rct_order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
                                         {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
-int mmp_is_rct(int transform)
+const uint8_t *mmp_rct_order(int transform)
 {
-    return transform >= MMP_TRANSFORM_RCT && transform < MMP_TRANSFORM_RCT + MMP_RCT_COUNT;
+    return rct_order[(transform - MMP_TRANSFORM_RCT) / 7];
 }
 
 /* Whether plane p (1 or 2) of a reversible colour transform holds a
@@ -89,7 +89,7 @@ static void ycocg_inverse(int y, int u, int v, int m, int *a, int *b, int *c)
 
 void mmp_rct_forward(int transform, int m, const int rgb[3], int planes[3])
 {
-    const uint8_t *o = rct_order[(transform - MMP_TRANSFORM_RCT) / 7];
+    const uint8_t *o = mmp_rct_order(transform);
     const int type = (transform - MMP_TRANSFORM_RCT) % 7;
     const int a = rgb[o[0]], b = rgb[o[1]], c = rgb[o[2]];
     if (type == 6) {
@@ -104,7 +104,7 @@ void mmp_rct_forward(int transform, int m, const int rgb[3], int planes[3])
 /* The inverse, each channel clipped to [0, m]. */
 static void rct_inverse(int transform, int m, int y, int u, int v, uint16_t *rgb)
 {
-    const uint8_t *o = rct_order[(transform - MMP_TRANSFORM_RCT) / 7];
+    const uint8_t *o = mmp_rct_order(transform);
     const int type = (transform - MMP_TRANSFORM_RCT) % 7;
     int a = y, b, c;
     if (type == 6) {

@@ -27,9 +27,10 @@ typedef struct mmp_layout {
 /* The layout a valid header describes. */
 void mmp_layout_of(const mmp_header *h, mmp_layout *l);
 
-/* Whether a header's transform is one of the reversible colour transforms
- * (MMP_TRANSFORM_RCT + 7 * permutation + type, docs/format.md 7.2). */
-int mmp_is_rct(int transform);
+/* A reversible colour transform's order (MMP_TRANSFORM_RCT + 7 * order +
+ * type, docs/format.md 7.2; mmp_is_rct in common/container.h): the indices
+ * of the channels (R 0, G 1, B 2) taken as A, B and C. */
+const uint8_t *mmp_rct_order(int transform);
 
 /* A reversible colour transform of one pixel: rgb[] in [0, m] to the three
  * planes' samples (a difference offset by m, in [0, 2m]). */

@@ -159,7 +159,7 @@ static inline int sign3(int v)
 
 /* The guide feature: the previous plane's sample at (y, x) less its median
  * prediction from w, n and nw there (w alone on the first row, n alone in
- * the first column), as 3 times min(qlog(floor(|d| / step)) / 2, 31) plus
+ * the first column), as 3 times qlog(floor(|d| / step)) / 2 (0 .. 31) plus
  * its sign class, times 8, plus la / 8. */
 static int guide_index(const coder *c, int y, int x, int la)
 {
@@ -187,7 +187,7 @@ static int code_q_mix(coder *c, int y, int x, const mix_in *in, int q)
     int spread = 0;
     if (in->cand) {
         int lo = in->cand[0], hi = in->cand[0];
-        for (int k = 1; k < c->npred; k++) {
+        for (int k = 1; k < NBASE; k++) { /* the tenth lies between them */
             lo = in->cand[k] < lo ? in->cand[k] : lo;
             hi = in->cand[k] > hi ? in->cand[k] : hi;
         }

@@ -41,9 +41,7 @@ static int func_value(int f, const uint16_t *px)
 /* The function of plane p (0..2) of transform index i (0..41). */
 static int plane_func(int i, int p)
 {
-    static const uint8_t order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
-                                        {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    const uint8_t *o = order[i / 7];
+    const uint8_t *o = mmp_rct_order(MMP_TRANSFORM_RCT + i);
     const int type = i % 7, a = o[0], b = o[1], c = o[2];
     /* The difference of channels x and y is DIFF + the third channel. */
     if (type == 6)
@@ -104,8 +102,14 @@ static int64_t plane_cost(const mmp_image *img, int f, int row_step, uint32_t *h
     int *up = rows, *cur = rows + w;
     memset(hist, 0, sizeof(uint32_t) * NCLASS * NBUCKET);
     int64_t extra_bits = 0;
+    func_row(img, f, 0, cur);
     for (int y = 1; y < h; y += row_step) {
-        func_row(img, f, y - 1, up);
+        /* The row above: the last one made when rows are consecutive. */
+        int *t = up;
+        up = cur;
+        cur = t;
+        if (row_step > 1)
+            func_row(img, f, y - 1, up);
         func_row(img, f, y, cur);
         for (int x = 1; x < w; x++) {
             const int v = cur[x], wv = cur[x - 1], n = up[x], nw = up[x - 1];
