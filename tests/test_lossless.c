@@ -306,34 +306,6 @@ static void test_residual_mix(void **state)
     mmp_image_free(&img);
 }
 
-/* A w x h crop of images/colour/face.ppm at (x0, y0): three channels. */
-static void face_at(mmp_image *img, int x0, int y0, int w, int h)
-{
-    char path[1200], err[256] = "";
-    snprintf(path, sizeof path, "%s/colour/face.ppm", images_dir());
-    mmp_image src = {0};
-    if (mmp_imagefile_read_path(path, &src, err, sizeof err))
-        fail_msg("cannot read %s: %s", path, err);
-    assert_int_equal(mmp_image_channels(&src), 3);
-    assert_true(x0 + w <= src.width && y0 + h <= src.height);
-    assert_int_equal(mmp_image_alloc_channels(img, w, h, 3, src.maxval), MMP_OK);
-    for (int y = 0; y < h; y++)
-        memcpy(img->pix + (size_t)y * w * 3, src.pix + ((size_t)(y0 + y) * src.width + x0) * 3,
-               sizeof(uint16_t) * 3 * (size_t)w);
-    mmp_image_free(&src);
-}
-
-/* img encoded with s into a buffer of its own (the caller frees it). */
-static uint8_t *encode_only(const mmp_image *img, const mmp_settings *s, size_t *len)
-{
-    uint8_t *buf = NULL;
-    char err[256] = "";
-    const int rc = mmp_encode(s, img, &buf, len, NULL, NULL, err, sizeof err);
-    if (rc)
-        fail_msg("encode: %d %s", rc, err);
-    return buf;
-}
-
 /* The residual stage's tools bits of the last file encode_decode wrote. */
 #define RESIDUAL_TOOLS (last_tools & (MMP_TOOL_RESIDUAL_MIX | MMP_TOOL_RESIDUAL_CONTEXT))
 
@@ -352,7 +324,7 @@ static void test_residual_context(void **state)
     (void)state;
     mmp_image imgs[2];
     camera96(&imgs[0]);
-    face_at(&imgs[1], 150, 150, 64, 64);
+    load_crop_all("colour/face.ppm", 150, 150, 64, 64, &imgs[1]);
     static const int bounds[] = {0, 2};
     for (int colour = 0; colour < 2; colour++)
         for (size_t b = 0; b < 2; b++)
@@ -404,7 +376,7 @@ static void test_residual_context(void **state)
             mmp_settings s;
             settings(&s, -1, MMP_RESIDUAL_AUTO, 100);
             s.residual_context = on ? 0 : -1;
-            lossy[on] = encode_only(&imgs[colour], &s, &len[on]);
+            encode_settings_or_fail(&s, &imgs[colour], &lossy[on], &len[on], NULL);
             assert_int_equal(get32(lossy[on] + MF_TOOLS) & MMP_TOOL_RESIDUAL_CONTEXT, 0);
         }
         assert_int_equal(len[0], len[1]);
@@ -437,7 +409,7 @@ static void test_residual_context_tiles(void **state)
 {
     (void)state;
     mmp_image img;
-    face_at(&img, 100, 120, 144, 128);
+    load_crop_all("colour/face.ppm", 100, 120, 144, 128, &img);
     for (int residual = MMP_RESIDUAL_AFTER_MMP; residual <= MMP_RESIDUAL_ALONE; residual++) {
         size_t bytes[2];
         for (int on = 0; on < 2; on++) {

@@ -144,6 +144,28 @@ static void test_newer_struct(void **state)
 #define FIRST_SIZE (offsetof(mmp_settings, progress_opaque) + sizeof(void *))
 #define SECOND_SIZE (offsetof(mmp_settings, residual_mix) + sizeof(int))
 
+/* A caller built against an older mmp.h: old set up by mmp_settings_init
+ * with that version's size (the bytes past it are not the caller's), the
+ * seq engine, lambda and max_error; its encode of img must be ref. */
+static void encode_as_older(mmp_settings *old, size_t size, const mmp_image *img, double lambda,
+                            int max_error, const uint8_t *ref, size_t rlen)
+{
+    uint8_t *out = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    memset(old, 0xa5, sizeof *old);
+    assert_int_equal(mmp_settings_init(old, size), 0);
+    assert_int_equal(old->size, size);
+    old->engine = "seq";
+    old->lambda = lambda;
+    if (size > FIRST_SIZE)
+        old->max_error = max_error;
+    assert_int_equal(mmp_encode(old, img, &out, &len, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(len, rlen);
+    assert_memory_equal(out, ref, len);
+    mmp_free(out);
+}
+
 static void test_first_struct(void **state)
 {
     (void)state;
@@ -157,15 +179,7 @@ static void test_first_struct(void **state)
                                                  * deblocking filter (tc 6, beta 12) */
 
     mmp_settings first;
-    memset(&first, 0xa5, sizeof first); /* past the first struct: not the caller's */
-    assert_int_equal(mmp_settings_init(&first, FIRST_SIZE), 0);
-    assert_int_equal(first.size, FIRST_SIZE);
-    first.engine = "seq";
-    first.lambda = 300;
-    assert_int_equal(mmp_encode(&first, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
-    assert_int_equal(len, rlen);
-    assert_memory_equal(out, ref, len);
-    mmp_free(out);
+    encode_as_older(&first, FIRST_SIZE, &img, 300, -1, ref, rlen);
 
     /* Without the filter the file differs: the default above had it. */
     s.deblocking = -1;
@@ -210,16 +224,8 @@ static void test_second_struct(void **state)
     assert_int_equal(residual_tools(ref, rlen), MMP_TOOL_RESIDUAL_MIX | MMP_TOOL_RESIDUAL_CONTEXT);
 
     mmp_settings second;
-    memset(&second, 0xa5, sizeof second); /* past the second struct: not the caller's */
-    assert_int_equal(mmp_settings_init(&second, SECOND_SIZE), 0);
-    assert_int_equal(second.size, SECOND_SIZE);
+    encode_as_older(&second, SECOND_SIZE, &img, s.lambda, 0, ref, rlen);
     assert_int_equal(second.residual_mix, 0);
-    second.engine = "seq";
-    second.max_error = 0;
-    assert_int_equal(mmp_encode(&second, &img, &out, &len, NULL, NULL, err, sizeof err), 0);
-    assert_int_equal(len, rlen);
-    assert_memory_equal(out, ref, len);
-    mmp_free(out);
 
     /* Without the residual context the file differs: no bit 3. */
     s.residual_context = -1;

@@ -228,6 +228,30 @@ static inline int load_crop(const char *name, int x0, int y0, int w, int h, mmp_
     return rc ? -1 : 0;
 }
 
+/* The w x h rectangle of src at (x0, y0), every channel, into dst. */
+static inline void crop_all(const mmp_image *src, int x0, int y0, int w, int h, mmp_image *dst)
+{
+    const int ch = mmp_image_channels(src);
+    assert_true(x0 >= 0 && y0 >= 0 && x0 + w <= src->width && y0 + h <= src->height);
+    assert_int_equal(mmp_image_alloc_channels(dst, w, h, ch, src->maxval), MMP_OK);
+    for (int y = 0; y < h; y++)
+        memcpy(dst->pix + (size_t)y * w * ch, src->pix + ((size_t)(y0 + y) * src->width + x0) * ch,
+               sizeof(uint16_t) * (size_t)w * ch);
+}
+
+/* A crop of an image file of images/ (PGM, PPM or PNG with alpha), every
+ * channel. */
+static inline void load_crop_all(const char *file, int x0, int y0, int w, int h, mmp_image *out)
+{
+    char path[1200], err[256] = "";
+    snprintf(path, sizeof path, "%s/%s", images_dir(), file);
+    mmp_image img = {0};
+    if (mmp_imagefile_read_path(path, &img, err, sizeof err))
+        fail_msg("cannot read %s: %s", path, err);
+    crop_all(&img, x0, y0, w, h, out);
+    mmp_image_free(&img);
+}
+
 /* A 16-bit test image: the 40x24 crop of camera.pgm at (200,200) scaled
  * to maxval 65535 (the engines' wide sums). */
 static inline void camera_16bit_crop(mmp_image *c)
