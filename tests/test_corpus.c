@@ -84,7 +84,7 @@ typedef struct blob {
     char name[64];
 } blob;
 
-#define MAX_BASE 24
+#define MAX_BASE 28
 static blob base[MAX_BASE];
 static int nbase;
 
@@ -239,8 +239,9 @@ static int base_max_error = -1, base_residual = MMP_RESIDUAL_ALONE;
 static int base_dct = 1;
 /* Whether the next base file's residual stage uses the mixing coder
  * (docs/format.md 7.6, format 1.2; 0, the default) or the count models of
- * 1.0 (-1). */
-static int base_residual_mix;
+ * 1.0 (-1), and with it the residual context (format 1.3; 0, the default)
+ * or not (-1). */
+static int base_residual_mix, base_residual_context;
 /* The next base file's tile sides (0: one tile), speed, and ancillary
  * chunks. */
 static int base_tile, base_speed = 1;
@@ -256,6 +257,7 @@ static void add_base_colour(const char *name, const mmp_image *img, double lambd
     s.residual = base_residual;
     s.dct = base_dct;
     s.residual_mix = base_residual_mix;
+    s.residual_context = base_residual_context;
     s.transform = transform;
     s.chroma = chroma;
     s.alpha = alpha;
@@ -356,7 +358,8 @@ static int setup(void **state)
     add_base("checker-5x4-maxval1-l0", &img, 0, 0, 0);
     mmp_image_free(&img);
     /* Lossless (the residual stage alone, and after MMP) and near-lossless
-     * (docs/format.md 7.6), with the mixing coder; lossless with the count
+     * (docs/format.md 7.6), with the mixing coder and its residual context;
+     * lossless with the mixing coder alone (format 1.2) and with the count
      * models of 1.0. */
     if (load_crop("camera", 200, 150, 48, 32, &img) == 0) {
         base_max_error = 0;
@@ -367,12 +370,23 @@ static int setup(void **state)
         base_residual = MMP_RESIDUAL_ALONE;
         add_base_order("camera-48x32-near3", &img, 10, 64, -1, MMP_ORDER_RASTER);
         base_max_error = 0;
+        base_residual_context = -1;
+        add_base_order("camera-48x32-lossless-no-context", &img, 10, 64, -1, MMP_ORDER_RASTER);
+        base_residual_context = 0;
         base_residual_mix = -1;
         add_base_order("camera-48x32-lossless-no-mix", &img, 10, 64, -1, MMP_ORDER_RASTER);
         base_residual_mix = 0;
         base_max_error = -1;
         mmp_image_free(&img);
     }
+    /* Lossless colour: the reversible colour transform the encoder picks
+     * (format 1.4; rct-rbg-5 on this crop) and the residual context's guide
+     * in planes 1 and 2. */
+    load_crop_all("colour/face.ppm", 150, 150, 32, 24, &img);
+    base_max_error = 0;
+    add_base_order("face-32x24-lossless-rct", &img, 10, 64, -1, MMP_ORDER_RASTER);
+    base_max_error = -1;
+    mmp_image_free(&img);
     /* Colour: RGBA in YCbCr 4:2:0 with exact alpha, RGB in YCoCg-R 4:4:4,
      * grey and alpha with alpha as an MMP plane (docs/format.md section 7). */
     if (mmp_image_alloc_channels(&img, 21, 13, 4, 255))
